@@ -1,0 +1,97 @@
+//! Relax policies: what a waiter does between two looks at the lock.
+//!
+//! A spinning thread is not free: it takes fetch bandwidth and execution
+//! slots from its SMT sibling and, when threads outnumber CPUs, the whole
+//! time slice of a thread that could have run instead (possibly the lock
+//! holder). Every lock in this crate takes a policy as a type parameter:
+//!
+//! | policy | what it does | use when |
+//! |---|---|---|
+//! | [`Spin`] | one `pause` per look | one thread per CPU, short critical sections, no co-runners |
+//! | [`Backoff`] | bounded exponential pauses (1, 2, 4 .. 64) | as `Spin`, with fewer coherence misses under contention |
+//! | [`Yield`] | `sched_yield` per look (`std`) | heavy oversubscription |
+//! | [`SpinThenYield`] | `Backoff` for 7 rounds (127 pauses), then yield (`std`) | the default with `std` |
+//!
+//! None of them parks: a waiter never sleeps in the kernel, so a lock built
+//! on them keeps its handover order, but a holder that is descheduled
+//! (priority inversion, oversubscription) stalls its waiters for the rest of
+//! its time slice. `Yield` and `SpinThenYield` shorten that stall; they do
+//! not remove it.
+//!
+//! Without `std`, [`DefaultRelax`] is [`Backoff`]; with `std` it is
+//! [`SpinThenYield`]. Under `cfg(loom)` every policy is a loom yield point.
+
+use crossbeam_utils::Backoff as CbBackoff;
+
+/// A waiting strategy; `relax` is called once per failed look at the lock.
+pub trait Relax: Default {
+    /// Waits a little before the caller looks at the lock again.
+    fn relax(&mut self);
+}
+
+/// Busy-waits with one CPU `pause` per look.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Spin;
+
+impl Relax for Spin {
+    #[inline(always)]
+    fn relax(&mut self) {
+        crate::sync::spin_loop();
+    }
+}
+
+/// Bounded exponential backoff: 1, 2, 4, .. 64 pauses per look
+/// (`crossbeam_utils::Backoff::spin`; the cap keeps the reaction time to a
+/// release under about a microsecond).
+#[derive(Debug, Default)]
+pub struct Backoff(CbBackoff);
+
+impl Relax for Backoff {
+    #[inline]
+    fn relax(&mut self) {
+        #[cfg(loom)]
+        crate::sync::spin_loop();
+        #[cfg(not(loom))]
+        self.0.spin();
+    }
+}
+
+/// Gives the CPU back to the scheduler on every look (`std` only).
+#[cfg(feature = "std")]
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Yield;
+
+#[cfg(feature = "std")]
+impl Relax for Yield {
+    #[inline]
+    fn relax(&mut self) {
+        #[cfg(loom)]
+        crate::sync::spin_loop();
+        #[cfg(not(loom))]
+        std::thread::yield_now();
+    }
+}
+
+/// Exponential backoff for 7 rounds (127 pauses in all), then a
+/// `sched_yield` per look (`crossbeam_utils::Backoff::snooze`; `std` only).
+#[cfg(feature = "std")]
+#[derive(Debug, Default)]
+pub struct SpinThenYield(CbBackoff);
+
+#[cfg(feature = "std")]
+impl Relax for SpinThenYield {
+    #[inline]
+    fn relax(&mut self) {
+        #[cfg(loom)]
+        crate::sync::spin_loop();
+        #[cfg(not(loom))]
+        self.0.snooze();
+    }
+}
+
+/// The policy used when a lock's type does not name one.
+#[cfg(feature = "std")]
+pub type DefaultRelax = SpinThenYield;
+/// The policy used when a lock's type does not name one.
+#[cfg(not(feature = "std"))]
+pub type DefaultRelax = Backoff;

@@ -1,0 +1,4 @@
+//! Shared test support for the ron workspace: the lock conformance suite
+//! that `tests/` runs against every `lock_api::RawMutex` in ron-core.
+
+pub mod conformance;
