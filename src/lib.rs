@@ -2,3 +2,5 @@
 //! that `tests/` runs against every `lock_api::RawMutex` in ron-core.
 
 pub mod conformance;
+
+pub use conformance::Unsynced;

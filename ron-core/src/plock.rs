@@ -1,0 +1,195 @@
+//! The per-slot count/grant protocol (RON Algorithm 3, "plock") shared by
+//! [`RonPlock`](crate::RonPlock) (linear successor scan) and
+//! [`NxtRon`](crate::NxtRon) (bitmap successor search).
+//!
+//! ## States
+//! | `in_use` | slot `s` word (count, GRANT) | meaning |
+//! |---|---|---|
+//! | false | (0, 0) | unlocked, nobody waits in `s` |
+//! | false | (c > 0, 0) | unlocked; `s`'s waiters are about to see it and CAS `in_use` |
+//! | true | (c, 0) | held; `c` threads wait in `s` |
+//! | true | (c > 0, 1) | the holder handed the lock to `s`; exactly one of its `c` waiters will take the grant and own the lock |
+//!
+//! * lock: fast path CAS `in_use` false -> true. Slow path: count `+1` in
+//!   the caller's slot; loop { CAS the slot word (c, 1) -> (c - 1, 0) =>
+//!   owner; else if `in_use` is false, CAS it => owner (then count `-1`) }.
+//! * unlock: from the acquirer's slot + 1 around the ring (own slot last),
+//!   set GRANT on the first slot whose count is non-zero (one CAS that checks
+//!   the count); `in_use` stays true. If none, store `in_use = false`.
+//!
+//! Why it is safe: GRANT is only set by the holder, only on a slot with a
+//! waiter, and while `in_use` stays true; a waiter can leave its slot only by
+//! taking the GRANT (one CAS winner) or by CAS on `in_use` (impossible while
+//! the grant is pending, since `in_use` is true). So at every moment exactly
+//! one of "the holder", "the pending grant" or "nobody" owns the lock.
+//! Waiters keep polling `in_use`, so a waiter that registered after the
+//! holder's scan still sees the lock freed: no lost wakeup.
+
+use crossbeam_utils::CachePadded;
+
+use crate::relax::Relax;
+use crate::slots::{SlotTable, SlotToken};
+use crate::sync::{AtomicBool, Ordering};
+
+/// The plock protocol over `S` slots; `BITMAP` selects the successor search.
+pub(crate) struct Plock<const S: usize, const BITMAP: bool> {
+    in_use: CachePadded<AtomicBool>,
+    slots: SlotTable<S>,
+}
+
+impl<const S: usize, const BITMAP: bool> Plock<S, BITMAP> {
+    crate::sync::const_fn_unless_loom! {
+        pub(crate) fn new() -> Self {
+            const { assert!(S >= 1, "a RON lock needs at least one slot") };
+            Plock { in_use: CachePadded::new(AtomicBool::new(false)), slots: SlotTable::new() }
+        }
+    }
+
+    #[inline]
+    pub(crate) fn try_fast(&self) -> bool {
+        // Acquire: pairs with the Release store of `in_use = false`.
+        self.in_use
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok()
+    }
+
+    #[cold]
+    pub(crate) fn acquire_slow<R: Relax>(&self, s: usize) -> SlotToken {
+        self.slots.register::<BITMAP>(s);
+        let mut relax = R::default();
+        loop {
+            if self.slots.try_take_grant::<BITMAP>(s) {
+                return SlotToken::at(s);
+            }
+            // Relaxed peek before the CAS (which has the Acquire).
+            if !self.in_use.load(Ordering::Relaxed) && self.try_fast() {
+                self.slots.unregister::<BITMAP>(s);
+                return SlotToken::at(s);
+            }
+            relax.relax();
+        }
+    }
+
+    /// # Safety
+    /// The caller holds the lock.
+    #[inline]
+    pub(crate) unsafe fn release(&self, token: SlotToken) {
+        if BITMAP && !self.slots.any_marked() {
+            // Release: publishes the critical section to the next owner.
+            self.in_use.store(false, Ordering::Release);
+            return;
+        }
+        self.release_slow(token);
+    }
+
+    #[cold]
+    fn release_slow(&self, token: SlotToken) {
+        let from = token.slot_or_hint::<S>();
+        let granted = if BITMAP {
+            self.slots.grant_next_bitmap(from)
+        } else {
+            self.slots.grant_next_linear(from)
+        };
+        if granted.is_none() {
+            // Release: publishes the critical section to the next owner.
+            self.in_use.store(false, Ordering::Release);
+        }
+    }
+
+    #[inline]
+    pub(crate) fn is_held(&self) -> bool {
+        self.in_use.load(Ordering::Relaxed) // a snapshot by contract
+    }
+}
+
+/// Defines a public plock-based lock type with its docs.
+macro_rules! plock_type {
+    ($(#[$doc:meta])* $name:ident, bitmap = $bitmap:literal) => {
+        $(#[$doc])*
+        pub struct $name<const S: usize, R: $crate::relax::Relax = $crate::relax::DefaultRelax> {
+            inner: $crate::plock::Plock<S, $bitmap>,
+            _relax: core::marker::PhantomData<fn() -> R>,
+        }
+
+        impl<const S: usize, R: $crate::relax::Relax> $name<S, R> {
+            $crate::sync::const_fn_unless_loom! {
+                /// A new, unlocked lock.
+                pub fn new() -> Self {
+                    $name { inner: $crate::plock::Plock::new(), _relax: core::marker::PhantomData }
+                }
+            }
+
+            /// Acquires the lock, waiting in the caller's slot (from the CPU hint).
+            #[inline]
+            pub fn acquire(&self) -> $crate::slots::SlotToken {
+                if self.inner.try_fast() {
+                    return $crate::slots::SlotToken::NONE;
+                }
+                self.inner.acquire_slow::<R>($crate::slots::slot_hint::<S>())
+            }
+
+            /// Acquires the lock waiting in slot `slot % S` (any value is safe).
+            pub fn acquire_in(&self, slot: usize) -> $crate::slots::SlotToken {
+                if self.inner.try_fast() {
+                    return $crate::slots::SlotToken::NONE;
+                }
+                self.inner.acquire_slow::<R>(slot % S)
+            }
+
+            /// Takes the lock if it is free; never registers in a slot.
+            #[inline]
+            pub fn try_acquire(&self) -> Option<$crate::slots::SlotToken> {
+                self.inner.try_fast().then_some($crate::slots::SlotToken::NONE)
+            }
+
+            /// Releases the lock, handing it to the next waiting slot along
+            /// the route after the acquirer's slot, or freeing it.
+            ///
+            /// # Safety
+            /// The caller holds the lock, acquired with `token`'s acquisition.
+            #[inline]
+            pub unsafe fn release(&self, token: $crate::slots::SlotToken) {
+                // SAFETY: forwarded contract.
+                unsafe { self.inner.release(token) }
+            }
+
+            /// Same as [`release`](Self::release): every unlock already hands over.
+            ///
+            /// # Safety
+            /// As for [`release`](Self::release).
+            #[inline]
+            pub unsafe fn release_fair(&self, token: $crate::slots::SlotToken) {
+                // SAFETY: forwarded contract.
+                unsafe { self.inner.release(token) }
+            }
+
+            /// Whether the lock is held (a momentary snapshot).
+            #[inline]
+            pub fn is_held(&self) -> bool {
+                self.inner.is_held()
+            }
+        }
+
+        #[cfg(not(loom))]
+        impl<const S: usize, R: $crate::relax::Relax> Default for $name<S, R> {
+            fn default() -> Self {
+                Self::new()
+            }
+        }
+
+        impl<const S: usize, R: $crate::relax::Relax> core::fmt::Debug for $name<S, R> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.debug_struct(stringify!($name))
+                    .field("slots", &S)
+                    .field("locked", &self.is_held())
+                    .finish()
+            }
+        }
+
+        $crate::raw_impl::impl_raw_mutex! {
+            impl [const S: usize, R: $crate::relax::Relax] for $name<S, R>,
+                guard = $crate::slots::SlotToken, fair
+        }
+    };
+}
+pub(crate) use plock_type;

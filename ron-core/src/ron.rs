@@ -1,0 +1,204 @@
+//! [`Ron`]: RON's Algorithm 1 (one flag per slot) with a claim step.
+//!
+//! Each slot has one flag. A waiter *claims* its slot's flag (`FREE ->
+//! WAITING`) and spins on it; the holder, at unlock, walks the slots along
+//! the route from its own slot + 1 and turns the first `WAITING` flag into
+//! `GRANTED`, keeping the lock word set, so the lock passes straight to that
+//! waiter. A waiter that finds its slot already claimed (two threads on one
+//! slot: more threads than slots, a shared CPU, a wrong hint) does not touch
+//! the flag: it waits on the lock word alone, TTAS-style. Without that claim
+//! step two threads would spin on one flag and a single grant would release
+//! both (the published code's bug, DESIGN 3.3.1).
+//!
+//! ## States
+//! | `in_use` | flag of slot `s` | meaning |
+//! |---|---|---|
+//! | false | `FREE` | unlocked, nobody claimed `s` |
+//! | false | `WAITING` | unlocked; `s`'s claimer is about to see it and CAS `in_use` |
+//! | true | `FREE` | held; `s` unclaimed |
+//! | true | `WAITING` | held; `s`'s claimer spins on its flag |
+//! | true | `GRANTED` | the holder handed over to `s`'s claimer, who now owns the lock (and resets the flag to `FREE`) |
+//!
+//! `GRANTED` is only written by the holder, only over `WAITING`, and only
+//! while `in_use` stays true; its one claimer is the only thread that can
+//! consume it. `in_use` is only taken by CAS from false.
+//!
+//! ## Guarantees
+//! * Mutual exclusion, under any schedule and any hint.
+//! * Progress (deadlock-freedom).
+//! * Bounded waiting for claimers: once a thread has claimed its slot, at
+//!   most `S - 1` other acquisitions (one per other slot) plus one racing
+//!   fast-path acquisition happen before its own. Threads that could not
+//!   claim (slot already taken) have no bound.
+//!
+//! ## Cost
+//! Bytes per lock: `128 * (S + 1)` (the lock word and every flag on their
+//! own 128-byte pair of cache lines). Uncontended lock + unlock: one CAS and
+//! one scan of `S` flags (O(S) loads) plus a release store.
+//!
+//! ```
+//! use ron_core::Ron;
+//! let m: lock_api::Mutex<Ron<8>, u32> = lock_api::Mutex::new(0);
+//! *m.lock() += 1;
+//! assert_eq!(*m.lock(), 1);
+//! ```
+
+use core::marker::PhantomData;
+
+use crossbeam_utils::CachePadded;
+
+use crate::relax::{DefaultRelax, Relax};
+use crate::slots::{SlotToken, slot_hint};
+use crate::sync::{AtomicBool, AtomicU8, Ordering};
+
+const FREE: u8 = 0;
+const WAITING: u8 = 1;
+const GRANTED: u8 = 2;
+
+/// RON Algorithm 1 with a claim step: `S` slots of one flag each; see the
+/// [module docs](self).
+pub struct Ron<const S: usize, R: Relax = DefaultRelax> {
+    in_use: CachePadded<AtomicBool>,
+    flags: [CachePadded<AtomicU8>; S],
+    _relax: PhantomData<fn() -> R>,
+}
+
+impl<const S: usize, R: Relax> Ron<S, R> {
+    crate::sync::const_fn_unless_loom! {
+        /// A new, unlocked lock.
+        pub fn new() -> Self {
+            const { assert!(S >= 1, "a RON lock needs at least one slot") };
+            Ron {
+                in_use: CachePadded::new(AtomicBool::new(false)),
+                flags: crate::sync::array_init!(S, CachePadded::new(AtomicU8::new(FREE))),
+                _relax: PhantomData,
+            }
+        }
+    }
+
+    /// Acquires the lock, waiting in the caller's slot (from the CPU hint).
+    #[inline]
+    pub fn acquire(&self) -> SlotToken {
+        if self.try_fast() {
+            return SlotToken::NONE;
+        }
+        self.acquire_slow(slot_hint::<S>())
+    }
+
+    /// Acquires the lock waiting in slot `slot % S` (any value is safe).
+    pub fn acquire_in(&self, slot: usize) -> SlotToken {
+        if self.try_fast() {
+            return SlotToken::NONE;
+        }
+        self.acquire_slow(slot % S)
+    }
+
+    /// Takes the lock if it is free; never registers anywhere.
+    #[inline]
+    pub fn try_acquire(&self) -> Option<SlotToken> {
+        self.try_fast().then_some(SlotToken::NONE)
+    }
+
+    #[inline]
+    fn try_fast(&self) -> bool {
+        // Acquire: pairs with the Release store of `in_use = false` in `release`.
+        self.in_use
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok()
+    }
+
+    #[inline]
+    fn take_in_use(&self) -> bool {
+        // Relaxed peek: only a hint for when to try the CAS.
+        !self.in_use.load(Ordering::Relaxed) && self.try_fast()
+    }
+
+    #[cold]
+    fn acquire_slow(&self, s: usize) -> SlotToken {
+        let flag = &self.flags[s];
+        let mut relax = R::default();
+        // Relaxed: claiming transfers no data; it only makes this thread the
+        // one consumer of the slot's grant.
+        let claimed = flag
+            .compare_exchange(FREE, WAITING, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok();
+        loop {
+            // Acquire: pairs with the holder's Release CAS WAITING -> GRANTED.
+            if claimed && flag.load(Ordering::Acquire) == GRANTED {
+                // Relaxed: the flag carries no data for the next claimer.
+                flag.store(FREE, Ordering::Relaxed);
+                return SlotToken::at(s);
+            }
+            if self.take_in_use() {
+                if claimed {
+                    // No grant can be pending: a grant keeps `in_use` true
+                    // until its claimer consumes it, and we just found
+                    // `in_use` false. So the flag is WAITING; give it back.
+                    flag.store(FREE, Ordering::Relaxed); // as above
+                }
+                return SlotToken::at(s);
+            }
+            relax.relax();
+        }
+    }
+
+    /// Releases the lock: hands it to the next claimed slot along the route
+    /// after the acquirer's slot, or frees it.
+    ///
+    /// # Safety
+    /// The caller holds the lock, acquired with `token`'s acquisition.
+    #[inline]
+    pub unsafe fn release(&self, token: SlotToken) {
+        let from = token.slot_or_hint::<S>();
+        for i in 1..=S {
+            let t = (from + i) % S;
+            let f = &self.flags[t];
+            // Relaxed peek, then a Release CAS that passes our critical
+            // section to the claimer (its Acquire load of GRANTED).
+            if f.load(Ordering::Relaxed) == WAITING
+                && f.compare_exchange(WAITING, GRANTED, Ordering::Release, Ordering::Relaxed)
+                    .is_ok()
+            {
+                return;
+            }
+        }
+        // Release: publishes the critical section to the next CAS winner.
+        self.in_use.store(false, Ordering::Release);
+    }
+
+    /// Same as [`release`](Self::release): every unlock already hands over.
+    ///
+    /// # Safety
+    /// As for [`release`](Self::release).
+    #[inline]
+    pub unsafe fn release_fair(&self, token: SlotToken) {
+        // SAFETY: same contract.
+        unsafe { self.release(token) }
+    }
+
+    /// Whether the lock is held (a momentary snapshot).
+    #[inline]
+    pub fn is_held(&self) -> bool {
+        self.in_use.load(Ordering::Relaxed) // a snapshot by contract
+    }
+}
+
+#[cfg(not(loom))]
+impl<const S: usize, R: Relax> Default for Ron<S, R> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const S: usize, R: Relax> core::fmt::Debug for Ron<S, R> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Ron")
+            .field("slots", &S)
+            .field("locked", &self.is_held())
+            .finish()
+    }
+}
+
+crate::raw_impl::impl_raw_mutex! {
+    impl [const S: usize, R: Relax] for Ron<S, R>, guard = SlotToken, fair
+}

@@ -1,0 +1,352 @@
+//! [`RonRaw`]: the recommended default. A TTAS fast path, nxtRON's
+//! route-ordered handover between *spinning* waiters, and waiters that get
+//! off the CPU, so that it holds up when threads outnumber CPUs.
+//!
+//! ## Why not plain nxtRON
+//! A handover lock that grants a waiter which is not running stalls everyone
+//! until the scheduler runs that waiter again (milliseconds). With more
+//! threads than CPUs most waiters are not running, and such locks collapse
+//! (DESIGN 3.3.0). `RonRaw` changes two things:
+//!
+//! 1. **Ownership lives in the lock word only.** A handover writes
+//!    `HANDED(slot, seq)` into the lock word (and rings the slot's doorbell);
+//!    the lock then belongs to whichever thread first CASes that word to
+//!    `LOCKED`. A waiter of the named slot does so at once; any other waiter
+//!    that has watched the *same* `HANDED` value for [`PATIENCE`] looks may
+//!    take it over. Safety is therefore that of a test-and-set lock: every
+//!    `X -> LOCKED` transition is one CAS with one winner, from `FREE` or
+//!    `HANDED` only, and only the owner writes `FREE`/`HANDED`. The slots,
+//!    counts and doorbells steer *who* gets the lock, never *whether* two do.
+//! 2. **Only spinning waiters are registered.** A waiter first spins
+//!    unregistered (TTAS, [`PHASE_A_LOOKS`] looks with backoff; it can take
+//!    the lock only when the holder freed it with nobody registered), then
+//!    registers in its slot and spins on the slot's doorbell for
+//!    [`PHASE_B_LOOKS`] looks, then *leaves* its slot and yields the CPU,
+//!    and starts a new round registered. A handover therefore targets a
+//!    thread that was spinning a moment ago; if it got preempted right then,
+//!    the running waiters take the handover over after [`PATIENCE`] looks.
+//!
+//! Under contention with one thread per CPU, the waiters are registered and
+//! the lock travels along the route; at low contention it behaves like a
+//! TTAS lock (no handover cost, the fast path is one CAS and one store).
+//!
+//! ## Lock word
+//! | value | meaning | who may write next |
+//! |---|---|---|
+//! | `FREE` (0) | unlocked | anyone: CAS -> `LOCKED` |
+//! | `LOCKED \| seq` | held | the owner: `FREE` or `HANDED` |
+//! | `HANDED(s, seq)` | released to slot `s`, owned by nobody | a waiter of `s` (at once) or any waiter that saw this exact value for `PATIENCE` looks: CAS -> `LOCKED \| seq` |
+//!
+//! `seq` (16 bits) counts handovers so that two handovers to the same slot
+//! are different values; the slot takes 14 bits (`S <= 16384`).
+//! Slot words and bitmap: see [`slots`](crate::slots); here the `GRANT` bit
+//! is only a doorbell (the slot's waiters spin on their own line and look at
+//! the lock word when it rings or every 8 spins).
+//!
+//! ## Guarantees
+//! * Mutual exclusion under any schedule and any hint (TAS argument above).
+//! * Progress: a `HANDED` word is taken by its slot or, after `PATIENCE`
+//!   looks, by any waiter, so the lock never stays unowned while a thread
+//!   waits.
+//! * **No bounded-waiting guarantee.** Handovers follow the route among
+//!   registered waiters, but waiters leave their slot between rounds and the
+//!   fast path barges, so the bound is statistical (measured: fairness
+//!   factor in `ron bench`). Use [`RonTicket`](crate::RonTicket) or
+//!   [`NxtRon`](crate::NxtRon) where a bound is required.
+//! * A holder that is descheduled stalls its waiters (as for every
+//!   spinlock); waiters yield after each round, so the holder gets its CPU
+//!   back quickly.
+//!
+//! ## Cost
+//! `RonRaw<S>` takes `128 * (S + 1)` bytes; the default `S` =
+//! [`DEFAULT_SLOTS`] = 16 gives 2176 bytes per lock. Sixteen slots are
+//! sixteen arcs of the route: on a 16-CPU machine one CPU per slot, on a
+//! 128-CPU machine 8 neighbouring CPUs per slot (a CCX, roughly), which
+//! keeps handovers local without paying 128 cache-line pairs per lock.
+//! Uncontended lock + unlock: one CAS, one bitmap load, one release store.
+//!
+//! ```
+//! use ron_core::RonMutex;
+//! let m = RonMutex::new(0u64);
+//! std::thread::scope(|s| {
+//!     for _ in 0..8 {
+//!         s.spawn(|| for _ in 0..1000 { *m.lock() += 1 });
+//!     }
+//! });
+//! assert_eq!(*m.lock(), 8000);
+//! ```
+
+use crossbeam_utils::CachePadded;
+
+use crate::slots::{GRANT, SlotTable, SlotToken, slot_hint};
+use crate::sync::{AtomicU32, Ordering, spin_loop};
+
+/// Slots of `RonRaw` when the type does not name them.
+pub const DEFAULT_SLOTS: usize = 16;
+
+/// Looks a waiter spends unregistered (TTAS) before it registers.
+#[cfg(not(loom))]
+pub const PHASE_A_LOOKS: u32 = 32;
+/// Looks a waiter spends unregistered (TTAS) before it registers.
+#[cfg(loom)]
+pub const PHASE_A_LOOKS: u32 = 1;
+/// Spins a registered waiter makes on its doorbell before it leaves and yields.
+#[cfg(not(loom))]
+pub const PHASE_B_LOOKS: u32 = 1024;
+/// Spins a registered waiter makes on its doorbell before it leaves and yields.
+#[cfg(loom)]
+pub const PHASE_B_LOOKS: u32 = 2;
+/// Looks at one unchanged `HANDED` value after which a waiter of another
+/// slot takes the handover over.
+#[cfg(not(loom))]
+pub const PATIENCE: u32 = 64;
+/// Looks at one unchanged `HANDED` value after which a waiter of another
+/// slot takes the handover over.
+#[cfg(loom)]
+pub const PATIENCE: u32 = 1;
+
+const FREE: u32 = 0;
+const LOCKED: u32 = 1;
+const HANDED: u32 = 2;
+const TAG: u32 = 3;
+const SLOT_SHIFT: u32 = 2;
+const SLOT_MASK: u32 = (1 << 14) - 1;
+const SEQ_SHIFT: u32 = 16;
+
+#[inline]
+fn handed(slot: usize, seq: u32) -> u32 {
+    HANDED | ((slot as u32 & SLOT_MASK) << SLOT_SHIFT) | (seq << SEQ_SHIFT)
+}
+
+#[inline]
+fn handed_slot(word: u32) -> usize {
+    ((word >> SLOT_SHIFT) & SLOT_MASK) as usize
+}
+
+/// Tracks how long one `HANDED` value has stayed in the lock word.
+struct Watch {
+    last: u32,
+    looks: u32,
+}
+
+impl Watch {
+    fn new() -> Self {
+        Watch {
+            last: FREE,
+            looks: 0,
+        }
+    }
+
+    /// Records a look at `word`; true once the same word has been seen for
+    /// `PATIENCE` looks in a row.
+    #[inline]
+    fn stale(&mut self, word: u32) -> bool {
+        if word == self.last {
+            self.looks += 1;
+        } else {
+            self.last = word;
+            self.looks = 0;
+        }
+        self.looks >= PATIENCE
+    }
+}
+
+/// The recommended RON lock; see the [module docs](self). `S` slots,
+/// [`DEFAULT_SLOTS`] unless named.
+pub struct RonRaw<const S: usize = DEFAULT_SLOTS> {
+    state: CachePadded<AtomicU32>,
+    slots: SlotTable<S>,
+}
+
+impl<const S: usize> RonRaw<S> {
+    crate::sync::const_fn_unless_loom! {
+        /// A new, unlocked lock.
+        pub fn new() -> Self {
+            const { assert!(S >= 1 && S <= 1 << 14, "RonRaw supports 1 to 16384 slots") };
+            RonRaw { state: CachePadded::new(AtomicU32::new(FREE)), slots: SlotTable::new() }
+        }
+    }
+
+    /// Acquires the lock; a contended waiter waits in its slot from the CPU hint.
+    #[inline]
+    pub fn acquire(&self) -> SlotToken {
+        // Acquire: pairs with the Release store of FREE in `release`.
+        if self
+            .state
+            .compare_exchange_weak(FREE, LOCKED, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok()
+        {
+            return SlotToken::NONE;
+        }
+        self.acquire_slow(slot_hint::<S>())
+    }
+
+    /// Acquires the lock waiting in slot `slot % S` (any value is safe).
+    pub fn acquire_in(&self, slot: usize) -> SlotToken {
+        match self.try_acquire() {
+            Some(t) => t,
+            None => self.acquire_slow(slot % S),
+        }
+    }
+
+    /// Takes the lock if it is free; never registers in a slot.
+    #[inline]
+    pub fn try_acquire(&self) -> Option<SlotToken> {
+        // Acquire: pairs with the Release store of FREE in `release`.
+        self.state
+            .compare_exchange(FREE, LOCKED, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok()
+            .then_some(SlotToken::NONE)
+    }
+
+    /// One look at the lock word by a waiter of slot `s`: takes the lock if
+    /// it is free, handed to `s`, or handed elsewhere and stale. Returns
+    /// whether the caller now owns the lock.
+    #[inline]
+    fn look(&self, s: usize, watch: &mut Watch) -> bool {
+        // Relaxed: only decides whether to try the CAS, which has the Acquire.
+        let word = self.state.load(Ordering::Relaxed);
+        let stale = watch.stale(word);
+        let target = match word & TAG {
+            FREE => LOCKED,
+            HANDED if handed_slot(word) == s || stale => LOCKED | (word & !((1 << SEQ_SHIFT) - 1)),
+            _ => return false,
+        };
+        // Acquire: pairs with the Release store (FREE or HANDED) of the
+        // previous owner's `release`, so its critical section happens-before ours.
+        if self
+            .state
+            .compare_exchange(word, target, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            return false;
+        }
+        if word & TAG == HANDED {
+            // We own the lock, so no other handover can be in flight: clear
+            // the doorbell of the slot it named. Relaxed: the doorbell
+            // carries no data (ownership came from the CAS above).
+            self.slots
+                .word(handed_slot(word) % S)
+                .fetch_and(!GRANT, Ordering::Relaxed);
+        }
+        true
+    }
+
+    #[cold]
+    fn acquire_slow(&self, s: usize) -> SlotToken {
+        let mut watch = Watch::new();
+        let mut first_round = true;
+        loop {
+            // Phase A (first round only): unregistered TTAS with backoff.
+            if first_round {
+                let mut pause = 1u32;
+                for _ in 0..PHASE_A_LOOKS {
+                    if self.look(s, &mut watch) {
+                        return SlotToken::at(s);
+                    }
+                    for _ in 0..pause {
+                        spin_loop();
+                    }
+                    pause = (pause * 2).min(8);
+                }
+                first_round = false;
+            }
+            // Phase B: registered; spin on the doorbell, look at the lock
+            // word when it rings or every 8 spins.
+            self.slots.register::<true>(s);
+            for i in 0..PHASE_B_LOOKS {
+                // Relaxed: the doorbell only says "look now"; the look's CAS
+                // has the Acquire.
+                let bell = self.slots.word(s).load(Ordering::Relaxed) & GRANT != 0;
+                if (bell || i % 8 == 0) && self.look(s, &mut watch) {
+                    self.slots.unregister::<true>(s);
+                    return SlotToken::at(s);
+                }
+                spin_loop();
+            }
+            // Leave the slot, so no handover targets us while we are off
+            // the CPU; a handover to our slot that raced with leaving is
+            // taken here (any waiter of the slot may take it).
+            self.slots.unregister::<true>(s);
+            if self.look(s, &mut watch) {
+                return SlotToken::at(s);
+            }
+            // Phase C: give the CPU away.
+            #[cfg(all(feature = "std", not(loom)))]
+            std::thread::yield_now();
+            #[cfg(any(not(feature = "std"), loom))]
+            for _ in 0..64 {
+                spin_loop();
+            }
+        }
+    }
+
+    /// Releases the lock: hands it to the next registered slot along the
+    /// route after the acquirer's slot, or frees it.
+    ///
+    /// # Safety
+    /// The caller holds the lock, acquired with `token`'s acquisition.
+    #[inline]
+    pub unsafe fn release(&self, token: SlotToken) {
+        if !self.slots.any_marked() {
+            // Release: publishes the critical section to the next CAS winner.
+            self.state.store(FREE, Ordering::Release);
+            return;
+        }
+        self.release_slow(token);
+    }
+
+    #[cold]
+    fn release_slow(&self, token: SlotToken) {
+        let from = token.slot_or_hint::<S>();
+        // Relaxed: we own the lock, so the word is the one we wrote (or CASed in).
+        let seq = self.state.load(Ordering::Relaxed) >> SEQ_SHIFT;
+        // Ring the doorbell first (it checks that the slot has a waiter),
+        // then publish the handover: a waiter woken early just sees LOCKED
+        // for a moment and looks again.
+        let next = match self.slots.grant_next_bitmap(from) {
+            Some(t) => handed(t, (seq + 1) & 0xFFFF),
+            None => FREE,
+        };
+        // Release: publishes the critical section to the next CAS winner.
+        self.state.store(next, Ordering::Release);
+    }
+
+    /// Same as [`release`](Self::release): a release already hands the lock
+    /// to a registered waiter when there is one, and a `HANDED` word cannot
+    /// be barged by the fast path.
+    ///
+    /// # Safety
+    /// As for [`release`](Self::release).
+    #[inline]
+    pub unsafe fn release_fair(&self, token: SlotToken) {
+        // SAFETY: same contract.
+        unsafe { self.release(token) }
+    }
+
+    /// Whether the lock is held or handed over (a momentary snapshot).
+    #[inline]
+    pub fn is_held(&self) -> bool {
+        self.state.load(Ordering::Relaxed) != FREE // a snapshot by contract
+    }
+}
+
+#[cfg(not(loom))]
+impl<const S: usize> Default for RonRaw<S> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const S: usize> core::fmt::Debug for RonRaw<S> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("RonRaw")
+            .field("slots", &S)
+            .field("locked", &self.is_held())
+            .finish()
+    }
+}
+
+crate::raw_impl::impl_raw_mutex! {
+    impl [const S: usize] for RonRaw<S>, guard = SlotToken, fair
+}

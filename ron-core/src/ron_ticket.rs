@@ -1,0 +1,227 @@
+//! [`RonTicket`]: RON Algorithm 2, a ticket lock per slot and a route-ordered
+//! handover between slots.
+//!
+//! Each slot is a small ticket lock (`tickets`, `serving`) plus a `grant`
+//! flag. A waiter takes a ticket in its slot (`tickets += 1`, which also
+//! counts it as waiting: waiters = `tickets - serving`), waits until its
+//! ticket is served (it is the slot's *head*), then waits for the slot's
+//! grant or for the lock word to be free. The holder's unlock walks the slots
+//! along the route from its own slot + 1 (own slot last) and grants the first
+//! one with `tickets != serving`, keeping `in_use` true; with no waiter it
+//! frees `in_use`. The head that becomes owner advances `serving`, which
+//! makes the next ticket holder its slot's head.
+//!
+//! ## States
+//! | `in_use` | slot `s` | meaning |
+//! |---|---|---|
+//! | false | `tickets == serving` | unlocked, no waiter in `s` |
+//! | true | `tickets - serving = c`, `grant = 0` | held; `c` waiters queued FIFO in `s` |
+//! | true | `c > 0`, `grant = 1` | handed to `s`: its head will take the grant and own the lock |
+//!
+//! Taking a ticket and being counted are one `fetch_add`, so an unlock never
+//! waits for a waiter that counted itself but has not yet taken its ticket
+//! (the published RON-ticket's unlock did, DESIGN 3.3.1). Only the head of
+//! a slot may take its grant or CAS `in_use`, and `serving` only moves when
+//! that head becomes owner, so a granted slot always has a head that can only
+//! leave by taking the grant.
+//!
+//! ## Guarantees
+//! * Mutual exclusion under any schedule and hint; progress.
+//! * FIFO inside a slot, route order between slots: a waiter with `q`
+//!   waiters ahead of it in its slot is overtaken by at most
+//!   `q + (q + 1) * (S - 1) + 1` acquisitions (each service of its slot is
+//!   preceded by at most one grant to each other slot; `+ 1` for a racing
+//!   fast-path acquisition). With one thread per slot that is `S`.
+//!
+//! ## Cost
+//! Bytes per lock: `128 * (S + 1)`. Uncontended lock+unlock: one CAS, a scan
+//! of `S` slots (two loads each), one release store.
+//!
+//! ```
+//! use ron_core::RonTicket;
+//! let m: lock_api::Mutex<RonTicket<4>, u32> = lock_api::Mutex::new(0);
+//! std::thread::scope(|s| {
+//!     for _ in 0..3 {
+//!         s.spawn(|| for _ in 0..500 { *m.lock() += 1 });
+//!     }
+//! });
+//! assert_eq!(*m.lock(), 1500);
+//! ```
+
+use core::marker::PhantomData;
+
+use crossbeam_utils::CachePadded;
+
+use crate::relax::{DefaultRelax, Relax};
+use crate::slots::{SlotToken, slot_hint};
+use crate::sync::{AtomicBool, AtomicU32, Ordering};
+
+/// One slot: a ticket lock and a grant flag, alone on its cache lines.
+struct TicketSlot {
+    tickets: AtomicU32,
+    serving: AtomicU32,
+    grant: AtomicBool,
+}
+
+impl TicketSlot {
+    crate::sync::const_fn_unless_loom! {
+        fn new() -> Self {
+            TicketSlot {
+                tickets: AtomicU32::new(0),
+                serving: AtomicU32::new(0),
+                grant: AtomicBool::new(false),
+            }
+        }
+    }
+
+    #[inline]
+    fn has_waiters(&self) -> bool {
+        // Relaxed: a stale answer only delays a waiter (it also polls
+        // `in_use`) or grants a slot whose head is guaranteed to exist.
+        self.tickets.load(Ordering::Relaxed) != self.serving.load(Ordering::Relaxed)
+    }
+}
+
+/// RON-ticket: `S` per-slot ticket locks handed over along the route; see
+/// the [module docs](self).
+pub struct RonTicket<const S: usize, R: Relax = DefaultRelax> {
+    in_use: CachePadded<AtomicBool>,
+    slots: [CachePadded<TicketSlot>; S],
+    _relax: PhantomData<fn() -> R>,
+}
+
+impl<const S: usize, R: Relax> RonTicket<S, R> {
+    crate::sync::const_fn_unless_loom! {
+        /// A new, unlocked lock.
+        pub fn new() -> Self {
+            const { assert!(S >= 1, "a RON lock needs at least one slot") };
+            RonTicket {
+                in_use: CachePadded::new(AtomicBool::new(false)),
+                slots: crate::sync::array_init!(S, CachePadded::new(TicketSlot::new())),
+                _relax: PhantomData,
+            }
+        }
+    }
+
+    /// Acquires the lock, queueing in the caller's slot (from the CPU hint).
+    #[inline]
+    pub fn acquire(&self) -> SlotToken {
+        if self.try_fast() {
+            return SlotToken::NONE;
+        }
+        self.acquire_slow(slot_hint::<S>())
+    }
+
+    /// Acquires the lock queueing in slot `slot % S` (any value is safe).
+    pub fn acquire_in(&self, slot: usize) -> SlotToken {
+        if self.try_fast() {
+            return SlotToken::NONE;
+        }
+        self.acquire_slow(slot % S)
+    }
+
+    /// Takes the lock if it is free; never takes a ticket.
+    #[inline]
+    pub fn try_acquire(&self) -> Option<SlotToken> {
+        self.try_fast().then_some(SlotToken::NONE)
+    }
+
+    #[inline]
+    fn try_fast(&self) -> bool {
+        // Acquire: pairs with the Release store of `in_use = false`.
+        self.in_use
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok()
+    }
+
+    #[cold]
+    fn acquire_slow(&self, s: usize) -> SlotToken {
+        let slot = &self.slots[s];
+        // Relaxed: the ticket only orders waiters of this slot; the data
+        // handover is through `grant`/`in_use`.
+        let ticket = slot.tickets.fetch_add(1, Ordering::Relaxed);
+        let mut relax = R::default();
+        // Acquire: pairs with the previous head's Release store of `serving`.
+        while slot.serving.load(Ordering::Acquire) != ticket {
+            relax.relax();
+        }
+        loop {
+            // Relaxed peek; the CAS has the Acquire pairing with the
+            // holder's Release store of `grant`.
+            if slot.grant.load(Ordering::Relaxed)
+                && slot
+                    .grant
+                    .compare_exchange(true, false, Ordering::Acquire, Ordering::Relaxed)
+                    .is_ok()
+            {
+                break;
+            }
+            // Relaxed peek before the Acquire CAS in `try_fast`.
+            if !self.in_use.load(Ordering::Relaxed) && self.try_fast() {
+                break;
+            }
+            relax.relax();
+        }
+        // Release: the next ticket holder becomes head after we own the lock.
+        slot.serving
+            .store(ticket.wrapping_add(1), Ordering::Release);
+        SlotToken::at(s)
+    }
+
+    /// Releases the lock: grants the next slot with a queued waiter along
+    /// the route after the acquirer's slot, or frees it.
+    ///
+    /// # Safety
+    /// The caller holds the lock, acquired with `token`'s acquisition.
+    #[inline]
+    pub unsafe fn release(&self, token: SlotToken) {
+        let from = token.slot_or_hint::<S>();
+        for i in 1..=S {
+            let slot = &self.slots[(from + i) % S];
+            if slot.has_waiters() {
+                // Release: passes our critical section to the head's
+                // Acquire CAS of `grant`.
+                slot.grant.store(true, Ordering::Release);
+                return;
+            }
+        }
+        // Release: publishes the critical section to the next owner.
+        self.in_use.store(false, Ordering::Release);
+    }
+
+    /// Same as [`release`](Self::release): every unlock already hands over.
+    ///
+    /// # Safety
+    /// As for [`release`](Self::release).
+    #[inline]
+    pub unsafe fn release_fair(&self, token: SlotToken) {
+        // SAFETY: same contract.
+        unsafe { self.release(token) }
+    }
+
+    /// Whether the lock is held (a momentary snapshot).
+    #[inline]
+    pub fn is_held(&self) -> bool {
+        self.in_use.load(Ordering::Relaxed) // a snapshot by contract
+    }
+}
+
+#[cfg(not(loom))]
+impl<const S: usize, R: Relax> Default for RonTicket<S, R> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const S: usize, R: Relax> core::fmt::Debug for RonTicket<S, R> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("RonTicket")
+            .field("slots", &S)
+            .field("locked", &self.is_held())
+            .finish()
+    }
+}
+
+crate::raw_impl::impl_raw_mutex! {
+    impl [const S: usize, R: Relax] for RonTicket<S, R>, guard = SlotToken, fair
+}

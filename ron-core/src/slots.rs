@@ -1,0 +1,261 @@
+//! The slot mechanism shared by the RON family (`RonPlock`, `NxtRon`, `RonRaw`).
+//!
+//! A lock with `S` slots keeps, per slot, one 32-bit *slot word*:
+//!
+//! | bits | meaning | written by |
+//! |---|---|---|
+//! | 0 | `GRANT`: the lock (or, for `RonRaw`, a doorbell) was passed to this slot | set by the holder at unlock; cleared by whoever takes it |
+//! | 1..32 | number of threads registered as waiting in this slot | `+1` by a waiter registering, `-1` when it acquires (or, in `RonRaw`, gives up) |
+//!
+//! and, for the bitmap variants, one bit per slot saying "may have waiters",
+//! 64 per word. Word `k` of the bitmap lives in the second cache line of
+//! slot `k` (`k < ceil(S/64) <= S`), so the bitmap costs no memory beyond
+//! the padded slots and its updates never invalidate the line a slot's
+//! waiters spin on.
+//!
+//! Each [`Slot`] is 128 bytes (two 64-byte lines, the prefetch pair on x86:
+//! see `crossbeam_utils::CachePadded`): waiters of different slots never
+//! share a line.
+//!
+//! ## Bitmap invariant
+//! If a slot's count is non-zero at quiescence, its bit is set. Bits may be
+//! stale-set (count 0); the scan skips such slots. `register` increments the
+//! count then sets the bit; a thread that drops a count to 0 clears the bit
+//! and then re-checks the count, setting the bit again if a registration
+//! slipped in between. With these four steps `SeqCst`, no interleaving ends
+//! with a non-zero count and a clear bit. A bit that is wrongly clear could
+//! only cost fairness, never safety: waiters also poll the lock word.
+
+use crate::sync::{AtomicU32, AtomicU64, Ordering};
+
+/// `GRANT` bit of a slot word.
+pub(crate) const GRANT: u32 = 1;
+/// One registered waiter in a slot word.
+pub(crate) const ONE: u32 = 2;
+
+/// One waiting room: the slot word on the first line, a bitmap word on the second.
+#[repr(C, align(128))]
+pub(crate) struct Slot {
+    word: AtomicU32,
+    _pad: [u8; 60],
+    bits: AtomicU64,
+}
+
+impl Slot {
+    crate::sync::const_fn_unless_loom! {
+        fn new() -> Slot {
+            Slot { word: AtomicU32::new(0), _pad: [0; 60], bits: AtomicU64::new(0) }
+        }
+    }
+}
+
+/// Waiter count of a slot word.
+#[inline]
+pub(crate) fn count(word: u32) -> u32 {
+    word >> 1
+}
+
+/// `S` slots and (for the bitmap variants) their bitmap.
+pub(crate) struct SlotTable<const S: usize> {
+    slots: [Slot; S],
+}
+
+impl<const S: usize> SlotTable<S> {
+    /// Number of 64-bit bitmap words.
+    const WORDS: usize = S.div_ceil(64);
+
+    crate::sync::const_fn_unless_loom! {
+        pub(crate) fn new() -> Self {
+            SlotTable { slots: crate::sync::array_init!(S, Slot::new()) }
+        }
+    }
+
+    /// The slot word of slot `s`.
+    #[inline]
+    pub(crate) fn word(&self, s: usize) -> &AtomicU32 {
+        &self.slots[s].word
+    }
+
+    #[inline]
+    fn bitmap_word(&self, k: usize) -> &AtomicU64 {
+        &self.slots[k].bits
+    }
+
+    /// Counts the caller as a waiter of slot `s` (and marks it in the bitmap
+    /// when `BITMAP`).
+    #[inline]
+    pub(crate) fn register<const BITMAP: bool>(&self, s: usize) {
+        // SeqCst: one of the four steps of the bitmap invariant (module docs);
+        // for the non-bitmap variants Relaxed would do, but registration is
+        // on the slow path.
+        self.word(s).fetch_add(ONE, Ordering::SeqCst);
+        if BITMAP {
+            self.set_bit(s);
+        }
+    }
+
+    #[inline]
+    fn set_bit(&self, s: usize) {
+        let (k, b) = (s / 64, 1u64 << (s % 64));
+        // Plain load first: the bit is usually already set by a slot-mate.
+        if self.bitmap_word(k).load(Ordering::SeqCst) & b == 0 {
+            self.bitmap_word(k).fetch_or(b, Ordering::SeqCst); // bitmap invariant
+        }
+    }
+
+    /// After the count of slot `s` dropped to zero: clear its bit, then
+    /// restore it if a waiter registered meanwhile (bitmap invariant).
+    #[inline]
+    fn clear_bit_if_empty(&self, s: usize) {
+        let (k, b) = (s / 64, 1u64 << (s % 64));
+        self.bitmap_word(k).fetch_and(!b, Ordering::SeqCst); // bitmap invariant
+        if count(self.word(s).load(Ordering::SeqCst)) != 0 {
+            self.set_bit(s);
+        }
+    }
+
+    /// The caller, registered in slot `s`, became the owner by other means
+    /// than the slot's grant: drop its count (before anything can observe
+    /// the new owner's unlock: pitfall 2 of DESIGN 3.3.1).
+    #[inline]
+    pub(crate) fn unregister<const BITMAP: bool>(&self, s: usize) {
+        // SeqCst: bitmap invariant (module docs).
+        let old = self.word(s).fetch_sub(ONE, Ordering::SeqCst);
+        if BITMAP && count(old) == 1 {
+            self.clear_bit_if_empty(s);
+        }
+    }
+
+    /// Takes the grant of slot `s` and drops the caller's count in one step:
+    /// `(c, GRANT) -> (c - 1, 0)`. Returns whether the caller got it.
+    #[inline]
+    pub(crate) fn try_take_grant<const BITMAP: bool>(&self, s: usize) -> bool {
+        let w = self.word(s);
+        let cur = w.load(Ordering::Relaxed); // a guess for the CAS, which checks it
+        if cur & GRANT == 0 || count(cur) == 0 {
+            return false;
+        }
+        // Acquire on success: the grant was stored with Release by the
+        // previous holder, so its critical section happens-before ours.
+        // SeqCst (stronger) also serves the bitmap invariant.
+        match w.compare_exchange(cur, cur - ONE - GRANT, Ordering::SeqCst, Ordering::Relaxed) {
+            Ok(_) => {
+                if BITMAP && count(cur) == 1 {
+                    self.clear_bit_if_empty(s);
+                }
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Sets the grant of slot `s` if it has a registered waiter. Returns
+    /// whether it did (or the grant was already set with waiters present).
+    #[inline]
+    pub(crate) fn grant(&self, s: usize) -> bool {
+        let w = self.word(s);
+        let mut cur = w.load(Ordering::Relaxed); // a guess, checked by the CAS
+        loop {
+            if count(cur) == 0 {
+                return false;
+            }
+            if cur & GRANT != 0 {
+                return true;
+            }
+            // Release: passes the holder's critical section to the thread
+            // that takes the grant (Acquire in `try_take_grant`).
+            match w.compare_exchange_weak(cur, cur | GRANT, Ordering::Release, Ordering::Relaxed) {
+                Ok(_) => return true,
+                Err(now) => cur = now,
+            }
+        }
+    }
+
+    /// Whether any bitmap bit is set (bitmap variants only).
+    #[inline]
+    pub(crate) fn any_marked(&self) -> bool {
+        // SeqCst: pairs with the SeqCst registration so that an unlocker
+        // that misses a waiter is ordered before that waiter's next look at
+        // the lock word (it then sees the lock free).
+        (0..Self::WORDS).any(|k| self.bitmap_word(k).load(Ordering::SeqCst) != 0)
+    }
+
+    /// Grants the first slot with a registered waiter after `from` around the
+    /// ring (`from` itself last), by a linear scan of the slot words.
+    /// Returns the slot granted, or `None` if no slot has a waiter.
+    pub(crate) fn grant_next_linear(&self, from: usize) -> Option<usize> {
+        (1..=S).map(|i| (from + i) % S).find(|&t| self.grant(t))
+    }
+
+    /// Like [`grant_next_linear`](Self::grant_next_linear) but visits only
+    /// the slots marked in the bitmap: rotate + trailing_zeros per word, so
+    /// the successor is found in O(S / 64) word reads.
+    pub(crate) fn grant_next_bitmap(&self, from: usize) -> Option<usize> {
+        let start = (from + 1) % S;
+        let (k0, b0) = (start / 64, start % 64);
+        // Visit word k0 from bit b0, the other words in order, then word k0
+        // below bit b0 (the ring wraps inside that word).
+        for step in 0..=Self::WORDS {
+            let k = (k0 + step) % Self::WORDS;
+            // SeqCst: see `any_marked`.
+            let mut bits = self.bitmap_word(k).load(Ordering::SeqCst);
+            if step == 0 {
+                bits &= u64::MAX << b0;
+            } else if step == Self::WORDS {
+                bits &= !(u64::MAX << b0);
+            }
+            while bits != 0 {
+                let t = k * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                if t < S && self.grant(t) {
+                    return Some(t);
+                }
+            }
+        }
+        None
+    }
+}
+
+/// The guard state of the slotted locks: the slot the acquirer registered
+/// in, where the unlock scan starts, or [`SlotToken::NONE`] for an
+/// acquisition on the fast path (the unlock then asks the hint, only if it
+/// finds waiters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SlotToken {
+    slot: u32,
+}
+
+impl SlotToken {
+    /// "Acquired without registering."
+    pub const NONE: SlotToken = SlotToken { slot: u32::MAX };
+
+    /// A token naming `slot` as the acquirer's slot. Any value is safe to
+    /// pass back to an unlock: the slot only chooses where the handover
+    /// scan starts (loom models use this to play a thread that migrated).
+    #[inline]
+    pub const fn at(slot: usize) -> SlotToken {
+        SlotToken { slot: slot as u32 }
+    }
+
+    /// The slot recorded at acquisition, if the acquirer registered.
+    #[inline]
+    pub fn slot(self) -> Option<usize> {
+        (self.slot != u32::MAX).then_some(self.slot as usize)
+    }
+
+    /// The slot to start the unlock scan from: the recorded one, else the
+    /// caller's current one.
+    #[inline]
+    pub(crate) fn slot_or_hint<const S: usize>(self) -> usize {
+        match self.slot() {
+            Some(s) if s < S => s,
+            _ => slot_hint::<S>(),
+        }
+    }
+}
+
+/// The caller's slot among `S`, from the CPU hint and the route.
+#[inline]
+pub(crate) fn slot_hint<const S: usize>() -> usize {
+    crate::route::slot_of(crate::hint::current_cpu(), S)
+}

@@ -1,0 +1,40 @@
+//! The conformance suite over the RON family, for S in {1, 2, 3, 64, 65, 256}.
+
+use ron_core::{NxtRon, Ron, RonPlock, RonRaw, RonTicket};
+use ron_suite::conformance_tests;
+
+conformance_tests!(ron_raw_default, RonRaw, fair);
+conformance_tests!(ron_raw_1, RonRaw<1>, fair);
+conformance_tests!(ron_raw_2, RonRaw<2>, fair);
+conformance_tests!(ron_raw_3, RonRaw<3>, fair);
+conformance_tests!(ron_raw_64, RonRaw<64>, fair);
+conformance_tests!(ron_raw_65, RonRaw<65>, fair);
+conformance_tests!(ron_raw_256, RonRaw<256>, fair);
+
+conformance_tests!(nxt_ron_1, NxtRon<1>, fair);
+conformance_tests!(nxt_ron_2, NxtRon<2>, fair);
+conformance_tests!(nxt_ron_3, NxtRon<3>, fair);
+conformance_tests!(nxt_ron_64, NxtRon<64>, fair);
+conformance_tests!(nxt_ron_65, NxtRon<65>, fair);
+conformance_tests!(nxt_ron_256, NxtRon<256>, fair);
+
+conformance_tests!(ron_plock_1, RonPlock<1>, fair);
+conformance_tests!(ron_plock_2, RonPlock<2>, fair);
+conformance_tests!(ron_plock_3, RonPlock<3>, fair);
+conformance_tests!(ron_plock_64, RonPlock<64>, fair);
+conformance_tests!(ron_plock_65, RonPlock<65>, fair);
+conformance_tests!(ron_plock_256, RonPlock<256>, fair);
+
+conformance_tests!(ron_ticket_1, RonTicket<1>, fair);
+conformance_tests!(ron_ticket_2, RonTicket<2>, fair);
+conformance_tests!(ron_ticket_3, RonTicket<3>, fair);
+conformance_tests!(ron_ticket_64, RonTicket<64>, fair);
+conformance_tests!(ron_ticket_65, RonTicket<65>, fair);
+conformance_tests!(ron_ticket_256, RonTicket<256>, fair);
+
+conformance_tests!(ron_alg1_1, Ron<1>, fair);
+conformance_tests!(ron_alg1_2, Ron<2>, fair);
+conformance_tests!(ron_alg1_3, Ron<3>, fair);
+conformance_tests!(ron_alg1_64, Ron<64>, fair);
+conformance_tests!(ron_alg1_65, Ron<65>, fair);
+conformance_tests!(ron_alg1_256, Ron<256>, fair);
