@@ -54,8 +54,9 @@ impl<const S: usize, const BITMAP: bool> Plock<S, BITMAP> {
     }
 
     #[cold]
-    pub(crate) fn acquire_slow<R: Relax>(&self, s: usize) -> SlotToken {
+    pub(crate) fn acquire_slow<R: Relax>(&self, s: usize, on_wait: impl FnOnce()) -> SlotToken {
         self.slots.register::<BITMAP>(s);
+        on_wait();
         let mut relax = R::default();
         loop {
             if self.slots.try_take_grant::<BITMAP>(s) {
@@ -125,15 +126,28 @@ macro_rules! plock_type {
                 if self.inner.try_fast() {
                     return $crate::slots::SlotToken::NONE;
                 }
-                self.inner.acquire_slow::<R>($crate::slots::slot_hint::<S>())
+                self.inner.acquire_slow::<R>($crate::slots::slot_hint::<S>(), || ())
             }
 
             /// Acquires the lock waiting in slot `slot % S` (any value is safe).
             pub fn acquire_in(&self, slot: usize) -> $crate::slots::SlotToken {
+                self.acquire_in_observed(slot, || ())
+            }
+
+            /// As [`acquire_in`](Self::acquire_in), calling `on_wait` once
+            /// the caller is registered (or at once after a fast-path
+            /// acquisition): tests count overtakes from that moment.
+            #[doc(hidden)]
+            pub fn acquire_in_observed(
+                &self,
+                slot: usize,
+                on_wait: impl FnOnce(),
+            ) -> $crate::slots::SlotToken {
                 if self.inner.try_fast() {
+                    on_wait();
                     return $crate::slots::SlotToken::NONE;
                 }
-                self.inner.acquire_slow::<R>(slot % S)
+                self.inner.acquire_slow::<R>(slot % S, on_wait)
             }
 
             /// Takes the lock if it is free; never registers in a slot.

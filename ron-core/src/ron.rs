@@ -82,15 +82,24 @@ impl<const S: usize, R: Relax> Ron<S, R> {
         if self.try_fast() {
             return SlotToken::NONE;
         }
-        self.acquire_slow(slot_hint::<S>())
+        self.acquire_slow(slot_hint::<S>(), || ())
     }
 
     /// Acquires the lock waiting in slot `slot % S` (any value is safe).
     pub fn acquire_in(&self, slot: usize) -> SlotToken {
+        self.acquire_in_observed(slot, || ())
+    }
+
+    /// As [`acquire_in`](Self::acquire_in), calling `on_wait` once the
+    /// caller is queued (or at once if it took the lock on the fast path):
+    /// tests use it to count overtakes from the moment of registration.
+    #[doc(hidden)]
+    pub fn acquire_in_observed(&self, slot: usize, on_wait: impl FnOnce()) -> SlotToken {
         if self.try_fast() {
+            on_wait();
             return SlotToken::NONE;
         }
-        self.acquire_slow(slot % S)
+        self.acquire_slow(slot % S, on_wait)
     }
 
     /// Takes the lock if it is free; never registers anywhere.
@@ -114,7 +123,7 @@ impl<const S: usize, R: Relax> Ron<S, R> {
     }
 
     #[cold]
-    fn acquire_slow(&self, s: usize) -> SlotToken {
+    fn acquire_slow(&self, s: usize, on_wait: impl FnOnce()) -> SlotToken {
         let flag = &self.flags[s];
         let mut relax = R::default();
         // Relaxed: claiming transfers no data; it only makes this thread the
@@ -122,6 +131,7 @@ impl<const S: usize, R: Relax> Ron<S, R> {
         let claimed = flag
             .compare_exchange(FREE, WAITING, Ordering::Relaxed, Ordering::Relaxed)
             .is_ok();
+        on_wait();
         loop {
             // Acquire: pairs with the holder's Release CAS WAITING -> GRANTED.
             if claimed && flag.load(Ordering::Acquire) == GRANTED {

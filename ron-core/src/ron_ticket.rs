@@ -109,15 +109,24 @@ impl<const S: usize, R: Relax> RonTicket<S, R> {
         if self.try_fast() {
             return SlotToken::NONE;
         }
-        self.acquire_slow(slot_hint::<S>())
+        self.acquire_slow(slot_hint::<S>(), || ())
     }
 
     /// Acquires the lock queueing in slot `slot % S` (any value is safe).
     pub fn acquire_in(&self, slot: usize) -> SlotToken {
+        self.acquire_in_observed(slot, || ())
+    }
+
+    /// As [`acquire_in`](Self::acquire_in), calling `on_wait` once the
+    /// caller holds a ticket (or at once after a fast-path acquisition):
+    /// tests count overtakes from that moment.
+    #[doc(hidden)]
+    pub fn acquire_in_observed(&self, slot: usize, on_wait: impl FnOnce()) -> SlotToken {
         if self.try_fast() {
+            on_wait();
             return SlotToken::NONE;
         }
-        self.acquire_slow(slot % S)
+        self.acquire_slow(slot % S, on_wait)
     }
 
     /// Takes the lock if it is free; never takes a ticket.
@@ -135,11 +144,12 @@ impl<const S: usize, R: Relax> RonTicket<S, R> {
     }
 
     #[cold]
-    fn acquire_slow(&self, s: usize) -> SlotToken {
+    fn acquire_slow(&self, s: usize, on_wait: impl FnOnce()) -> SlotToken {
         let slot = &self.slots[s];
         // Relaxed: the ticket only orders waiters of this slot; the data
         // handover is through `grant`/`in_use`.
         let ticket = slot.tickets.fetch_add(1, Ordering::Relaxed);
+        on_wait();
         let mut relax = R::default();
         // Acquire: pairs with the previous head's Release store of `serving`.
         while slot.serving.load(Ordering::Acquire) != ticket {

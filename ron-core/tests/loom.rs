@@ -1,0 +1,191 @@
+//! Loom models of the RON family's handoff protocols.
+//!
+//! Run: `RUSTFLAGS="--cfg loom" cargo test -p ron-core --release --test loom`.
+//!
+//! Every model checks mutual exclusion through a `loom::cell::UnsafeCell`
+//! (loom reports two unsynchronized accesses as a causality violation) and
+//! the final count. Slot choice is adversarial: two threads on one slot, a
+//! thread that "migrates" (unlocks with a token naming another slot), a
+//! handoff racing a fresh arrival, a `try_lock` racing an unlock.
+//! Two-thread models are exhaustive; three-thread models are bounded to
+//! [`PREEMPTIONS_3`] preemptions.
+#![cfg(loom)]
+
+use loom::cell::UnsafeCell;
+use loom::sync::Arc;
+use loom::thread;
+use ron_core::{NxtRon, Ron, RonPlock, RonRaw, RonTicket, SlotToken};
+
+/// Preemption bound of the three-thread models.
+const PREEMPTIONS_3: usize = 1;
+
+trait ModelLock: Send + Sync + 'static {
+    fn create() -> Self;
+    fn lock_in(&self, slot: usize) -> SlotToken;
+    fn try_lock(&self) -> Option<SlotToken>;
+    /// # Safety
+    /// The caller holds the lock.
+    unsafe fn unlock(&self, token: SlotToken);
+}
+
+macro_rules! model_lock {
+    ($($t:ty),*) => {$(
+        impl ModelLock for $t {
+            fn create() -> Self {
+                <$t>::new()
+            }
+            fn lock_in(&self, slot: usize) -> SlotToken {
+                self.acquire_in(slot)
+            }
+            fn try_lock(&self) -> Option<SlotToken> {
+                self.try_acquire()
+            }
+            unsafe fn unlock(&self, token: SlotToken) {
+                // SAFETY: forwarded contract.
+                unsafe { self.release(token) }
+            }
+        }
+    )*};
+}
+model_lock!(Ron<1>, Ron<2>, RonPlock<1>, RonPlock<2>, NxtRon<1>, NxtRon<2>, RonTicket<1>, RonTicket<2>, RonRaw<1>, RonRaw<2>);
+
+struct Shared<L> {
+    lock: L,
+    count: UnsafeCell<usize>,
+}
+
+// SAFETY: `count` is only touched while `lock` is held; the models check
+// exactly that (loom flags any unsynchronized access).
+unsafe impl<L: Sync> Sync for Shared<L> {}
+
+impl<L: ModelLock> Shared<L> {
+    fn new() -> Arc<Self> {
+        Arc::new(Shared { lock: L::create(), count: UnsafeCell::new(0) })
+    }
+
+    /// Lock waiting in `slot`, bump, unlock with a token naming
+    /// `unlock_as` (a migrated thread) or the real token.
+    fn critical(&self, slot: usize, unlock_as: Option<usize>) {
+        let t = self.lock.lock_in(slot);
+        // SAFETY: the lock is held.
+        self.count.with_mut(|c| unsafe { *c += 1 });
+        let t = unlock_as.map_or(t, SlotToken::at);
+        // SAFETY: we hold the lock; any token slot is safe by contract.
+        unsafe { self.lock.unlock(t) };
+    }
+
+    fn total(&self) -> usize {
+        // SAFETY: called after every other thread joined.
+        self.count.with(|c| unsafe { *c })
+    }
+}
+
+/// Two threads, each `rounds` critical sections in its slot.
+fn two_threads<L: ModelLock>(slots: [usize; 2], migrate: bool, rounds: usize) {
+    loom::model(move || {
+        let s = Shared::<L>::new();
+        let s2 = s.clone();
+        let h = thread::spawn(move || {
+            for _ in 0..rounds {
+                s2.critical(slots[1], migrate.then_some(slots[1] + 1));
+            }
+        });
+        for _ in 0..rounds {
+            s.critical(slots[0], None);
+        }
+        h.join().unwrap();
+        assert_eq!(s.total(), 2 * rounds);
+        assert!(s.lock.try_lock().is_some(), "lock left held");
+    });
+}
+
+/// A `try_lock` racing an unlock, then a normal lock by the same thread.
+fn try_lock_races_unlock<L: ModelLock>() {
+    loom::model(|| {
+        let s = Shared::<L>::new();
+        let s2 = s.clone();
+        let h = thread::spawn(move || {
+            let mut n = 0;
+            if let Some(t) = s2.lock.try_lock() {
+                // SAFETY: the lock is held.
+                s2.count.with_mut(|c| unsafe { *c += 1 });
+                // SAFETY: we hold the lock.
+                unsafe { s2.lock.unlock(t) };
+                n += 1;
+            }
+            s2.critical(1, None);
+            n + 1
+        });
+        s.critical(0, None);
+        let theirs = h.join().unwrap();
+        assert_eq!(s.total(), 1 + theirs);
+        assert!(s.lock.try_lock().is_some(), "lock left held");
+    });
+}
+
+/// Three threads: a holder handing off while a waiter of its slot and a
+/// fresh arrival in another slot race (bounded preemptions).
+fn three_threads<L: ModelLock>(slots: [usize; 3]) {
+    let mut b = loom::model::Builder::new();
+    b.preemption_bound = Some(PREEMPTIONS_3);
+    b.max_branches = 50_000;
+    b.check(move || {
+        let s = Shared::<L>::new();
+        let hs: Vec<_> = [slots[1], slots[2]]
+            .into_iter()
+            .map(|slot| {
+                let s = s.clone();
+                thread::spawn(move || s.critical(slot, None))
+            })
+            .collect();
+        s.critical(slots[0], None);
+        for h in hs {
+            h.join().unwrap();
+        }
+        assert_eq!(s.total(), 3);
+        assert!(s.lock.try_lock().is_some(), "lock left held");
+    });
+}
+
+macro_rules! models {
+    ($name:ident, $one:ty, $two:ty) => {
+        mod $name {
+            use super::*;
+
+            #[test]
+            fn two_threads_one_slot() {
+                two_threads::<$one>([0, 0], false, 1);
+            }
+            #[test]
+            fn two_threads_two_slots() {
+                two_threads::<$two>([0, 1], false, 1);
+            }
+            #[test]
+            fn two_threads_same_slot_of_two() {
+                two_threads::<$two>([1, 1], false, 1);
+            }
+            #[test]
+            fn migrating_unlock() {
+                two_threads::<$two>([0, 1], true, 1);
+            }
+            #[test]
+            fn try_lock_races_unlock() {
+                super::try_lock_races_unlock::<$two>();
+            }
+            #[test]
+            fn handoff_races_fresh_arrival() {
+                three_threads::<$two>([0, 0, 1]);
+            }
+            #[test]
+            fn three_threads_one_slot() {
+                three_threads::<$one>([0, 0, 0]);
+            }
+        }
+    };
+}
+
+models!(ron_alg1, Ron<1>, Ron<2>);
+models!(ron_plock, RonPlock<1>, RonPlock<2>);
+models!(nxt_ron, NxtRon<1>, NxtRon<2>);
+models!(ron_ticket, RonTicket<1>, RonTicket<2>);
+models!(ron_raw, RonRaw<1>, RonRaw<2>);
