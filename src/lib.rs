@@ -4,3 +4,8 @@
 pub mod conformance;
 
 pub use conformance::Unsynced;
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
