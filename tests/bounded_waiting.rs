@@ -74,7 +74,10 @@ macro_rules! bound_test {
                 worst,
                 bound
             );
-            eprintln!("{}: worst overtakes {worst}, bound {bound} + 1", stringify!($name));
+            eprintln!(
+                "{}: worst overtakes {worst}, bound {bound} + 1",
+                stringify!($name)
+            );
         }
     };
 }
@@ -82,14 +85,56 @@ macro_rules! bound_test {
 // One thread per slot: the per-slot bound S - 1 (+1 racing fast path)
 // becomes per-thread, and with T threads at most T - 1 others can be served
 // before the sweep reaches a slot.
-bound_test!(nxt_ron_distinct_slots, NxtRon<8>, threads = 6, slot = |t| t, bound = 5 + 1);
-bound_test!(nxt_ron_wide, NxtRon<130>, threads = 6, slot = |t| t * 25, bound = 5 + 1);
-bound_test!(ron_plock_distinct_slots, RonPlock<8>, threads = 6, slot = |t| t, bound = 5 + 1);
-bound_test!(ron_alg1_distinct_slots, Ron<8>, threads = 6, slot = |t| t, bound = 5 + 1);
-bound_test!(ron_ticket_distinct_slots, RonTicket<8>, threads = 6, slot = |t| t, bound = 5 + 1);
+bound_test!(
+    nxt_ron_distinct_slots,
+    NxtRon<8>,
+    threads = 6,
+    slot = |t| t,
+    bound = 5 + 1
+);
+bound_test!(
+    nxt_ron_wide,
+    NxtRon<130>,
+    threads = 6,
+    slot = |t| t * 25,
+    bound = 5 + 1
+);
+bound_test!(
+    ron_plock_distinct_slots,
+    RonPlock<8>,
+    threads = 6,
+    slot = |t| t,
+    bound = 5 + 1
+);
+bound_test!(
+    ron_alg1_distinct_slots,
+    Ron<8>,
+    threads = 6,
+    slot = |t| t,
+    bound = 5 + 1
+);
+bound_test!(
+    ron_ticket_distinct_slots,
+    RonTicket<8>,
+    threads = 6,
+    slot = |t| t,
+    bound = 5 + 1
+);
 // RonTicket is FIFO inside a slot: all threads in one slot of 4, q <= T - 1,
 // bound q + (q + 1)(S - 1) + 1 with S - 1 = 0 effective other slots in use.
-bound_test!(ron_ticket_one_slot, RonTicket<4>, threads = 4, slot = |_| 1, bound = 3 + 1);
+bound_test!(
+    ron_ticket_one_slot,
+    RonTicket<4>,
+    threads = 4,
+    slot = |_| 1,
+    bound = 3 + 1
+);
 // Two slots, two threads each: q <= 1, the other slot is served at most
 // once between two services of ours: q + (q + 1) * 1 + 1.
-bound_test!(ron_ticket_two_slots, RonTicket<2>, threads = 4, slot = |t| t % 2, bound = 1 + 2 + 1);
+bound_test!(
+    ron_ticket_two_slots,
+    RonTicket<2>,
+    threads = 4,
+    slot = |t| t % 2,
+    bound = 1 + 2 + 1
+);

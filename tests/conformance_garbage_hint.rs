@@ -73,7 +73,11 @@ fn route_replaced_while_in_use() {
             let mut flip = false;
             // Relaxed: a stop flag.
             while !done.load(Ordering::Relaxed) {
-                let r: Vec<usize> = if flip { (0..8).rev().collect() } else { vec![3, 1, 2, 0] };
+                let r: Vec<usize> = if flip {
+                    (0..8).rev().collect()
+                } else {
+                    vec![3, 1, 2, 0]
+                };
                 ron_core::route::install(&r).unwrap();
                 flip = !flip;
                 std::thread::yield_now();

@@ -133,8 +133,8 @@ pub fn install(route: &[usize]) -> Result<(), RouteError> {
         core::hint::spin_loop();
     }
     let old_len = LEN.load(Ordering::Relaxed); // serialized by INSTALLING
-    for p in 0..old_len {
-        let cpu = ORDER[p].load(Ordering::Relaxed) as usize; // serialized by INSTALLING
+    for slot in ORDER.iter().take(old_len) {
+        let cpu = slot.load(Ordering::Relaxed) as usize; // serialized by INSTALLING
         // Relaxed: readers treat every entry as a hint; no data hangs off it.
         ENTRY[cpu].store(0, Ordering::Relaxed);
     }
@@ -163,8 +163,8 @@ pub fn clear() {
     }
     let old_len = LEN.load(Ordering::Relaxed); // serialized by INSTALLING
     LEN.store(0, Ordering::Release);
-    for p in 0..old_len {
-        let cpu = ORDER[p].load(Ordering::Relaxed) as usize; // serialized by INSTALLING
+    for slot in ORDER.iter().take(old_len) {
+        let cpu = slot.load(Ordering::Relaxed) as usize; // serialized by INSTALLING
         ENTRY[cpu].store(0, Ordering::Relaxed); // hint only, see `install`
     }
     GENERATION.fetch_add(1, Ordering::Release);

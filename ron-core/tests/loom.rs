@@ -47,7 +47,18 @@ macro_rules! model_lock {
         }
     )*};
 }
-model_lock!(Ron<1>, Ron<2>, RonPlock<1>, RonPlock<2>, NxtRon<1>, NxtRon<2>, RonTicket<1>, RonTicket<2>, RonRaw<1>, RonRaw<2>);
+model_lock!(
+    Ron<1>,
+    Ron<2>,
+    RonPlock<1>,
+    RonPlock<2>,
+    NxtRon<1>,
+    NxtRon<2>,
+    RonTicket<1>,
+    RonTicket<2>,
+    RonRaw<1>,
+    RonRaw<2>
+);
 
 struct Shared<L> {
     lock: L,
@@ -60,7 +71,10 @@ unsafe impl<L: Sync> Sync for Shared<L> {}
 
 impl<L: ModelLock> Shared<L> {
     fn new() -> Arc<Self> {
-        Arc::new(Shared { lock: L::create(), count: UnsafeCell::new(0) })
+        Arc::new(Shared {
+            lock: L::create(),
+            count: UnsafeCell::new(0),
+        })
     }
 
     /// Lock waiting in `slot`, bump, unlock with a token naming

@@ -6,13 +6,21 @@ use ron_core::route::{self, RouteError};
 #[test]
 fn route_validation_install_and_lookup() {
     assert_eq!(route::validate(&[]), Err(RouteError::Empty));
-    assert_eq!(route::validate(&[0, 1, 1]), Err(RouteError::Duplicate { cpu: 1 }));
+    assert_eq!(
+        route::validate(&[0, 1, 1]),
+        Err(RouteError::Duplicate { cpu: 1 })
+    );
     assert_eq!(
         route::validate(&[0, route::MAX_CPUS]),
-        Err(RouteError::CpuOutOfRange { cpu: route::MAX_CPUS })
+        Err(RouteError::CpuOutOfRange {
+            cpu: route::MAX_CPUS
+        })
     );
     assert!(route::install(&[2, 0, 2]).is_err());
-    assert!(!route::is_installed(), "a refused route must change nothing");
+    assert!(
+        !route::is_installed(),
+        "a refused route must change nothing"
+    );
 
     // Sparse ids are fine: CPUs 8, 2, 5 in that order.
     route::install(&[8, 2, 5]).unwrap();

@@ -1,0 +1,114 @@
+//! Cheap timestamps and a calibrated busy-wait.
+//!
+//! The critical-section timestamps are taken on every acquisition, so they
+//! must cost little: on x86-64 they read the TSC (`rdtsc`, about 20 cycles,
+//! invariant and synchronised across cores on every CPU with
+//! `constant_tsc`/`nonstop_tsc`); elsewhere they fall back to
+//! [`Instant`] (a vDSO call, ~20 ns). [`ticks_per_ns`] converts ticks to ns
+//! (measured once against [`Instant`]).
+//!
+//! The non-critical section is a calibrated spin loop ([`spin_ns`]), not a
+//! loop around `Instant::now()`, whose own cost would distort a 100 ns
+//! non-critical section.
+
+use std::hint::black_box;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// A timestamp in ticks (TSC cycles on x86-64, ns elsewhere).
+#[inline(always)]
+pub fn now() -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: `rdtsc` is available on every x86-64 CPU and has no
+        // preconditions; it only reads the time-stamp counter.
+        unsafe { core::arch::x86_64::_rdtsc() }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        epoch().elapsed().as_nanos() as u64
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn epoch() -> Instant {
+    static EPOCH: OnceLock<Instant> = OnceLock::new();
+    *EPOCH.get_or_init(Instant::now)
+}
+
+/// Ticks of [`now`] per nanosecond (measured once, over ~20 ms).
+pub fn ticks_per_ns() -> f64 {
+    static TPN: OnceLock<f64> = OnceLock::new();
+    *TPN.get_or_init(|| {
+        if cfg!(not(target_arch = "x86_64")) {
+            return 1.0;
+        }
+        let i0 = Instant::now();
+        let t0 = now();
+        while i0.elapsed() < Duration::from_millis(20) {
+            std::hint::spin_loop();
+        }
+        let t1 = now();
+        let ns = i0.elapsed().as_nanos() as f64;
+        let r = (t1.wrapping_sub(t0)) as f64 / ns;
+        if r.is_finite() && r > 0.0 { r } else { 1.0 }
+    })
+}
+
+/// Converts a tick difference to nanoseconds.
+#[inline]
+pub fn ticks_to_ns(ticks: u64) -> f64 {
+    ticks as f64 / ticks_per_ns()
+}
+
+/// One iteration of the busy-wait loop: a dependent add the optimiser cannot
+/// remove.
+#[inline(always)]
+fn spin_iters(n: u64) {
+    let mut x = 0u64;
+    for i in 0..n {
+        x = black_box(x.wrapping_add(i));
+    }
+    black_box(x);
+}
+
+/// Busy-wait loop iterations per nanosecond on this machine (calibrated
+/// once: the fastest of several 2 ms trials, so that a busy machine during
+/// calibration errs towards shorter, not longer, waits).
+pub fn iters_per_ns() -> f64 {
+    static IPN: OnceLock<f64> = OnceLock::new();
+    *IPN.get_or_init(|| {
+        let mut n = 1_000u64;
+        // Grow the trial until it takes about 2 ms.
+        loop {
+            let t = Instant::now();
+            spin_iters(n);
+            if t.elapsed() >= Duration::from_millis(2) || n >= 1 << 34 {
+                break;
+            }
+            n *= 2;
+        }
+        let mut best = f64::INFINITY;
+        for _ in 0..7 {
+            let t = Instant::now();
+            spin_iters(n);
+            best = best.min(t.elapsed().as_nanos() as f64);
+        }
+        let r = n as f64 / best.max(1.0);
+        if r.is_finite() && r > 0.0 { r } else { 1.0 }
+    })
+}
+
+/// Busy-waits for about `ns` nanoseconds without reading a clock.
+#[inline]
+pub fn spin_ns(ns: f64) {
+    if ns > 0.0 {
+        spin_iters((ns * iters_per_ns()) as u64);
+    }
+}
+
+/// Forces both calibrations (call before timing anything).
+pub fn calibrate() {
+    let _ = ticks_per_ns();
+    let _ = iters_per_ns();
+}

@@ -1,0 +1,183 @@
+//! Lock names -> the lock types they run.
+//!
+//! [`visit_all`] is the one list of benchmarked locks: adding a lock is one
+//! line there. Everything else is derived from it: [`registry`] (name ->
+//! type-erased runners for each workload), `ron bench --list`, and the
+//! criterion benches (which implement [`LockVisitor`] themselves).
+
+use std::sync::OnceLock;
+
+use ron_core::ron_raw::DEFAULT_SLOTS as S;
+
+use crate::error::BenchError;
+use crate::mutex::{MutexFamily, Raw, SpinMutex, SpinTicketMutex, StdMutex};
+use crate::workload::{LoopConfig, RunStats, kv, micro};
+
+/// Where a lock comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LockKind {
+    /// A RON lock of ron-core.
+    Ron,
+    /// A baseline lock of ron-core (TAS, MCS, CNA, ...).
+    Baseline,
+    /// A lock of another crate or of std: the reference the ratios use.
+    Peer,
+}
+
+/// The name and description of a lock.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct LockInfo {
+    /// Command-line name (kebab-case; peers keep their crate name).
+    pub name: &'static str,
+    /// Origin of the lock.
+    pub kind: LockKind,
+    /// The Rust type that runs.
+    pub type_name: &'static str,
+    /// One-line description.
+    pub about: &'static str,
+}
+
+/// Something that does one thing per lock type ([`visit_all`]).
+pub trait LockVisitor {
+    /// Called once per lock, with its type as `F`.
+    fn visit<F: MutexFamily>(&mut self, info: LockInfo);
+}
+
+fn info(
+    name: &'static str,
+    kind: LockKind,
+    type_name: &'static str,
+    about: &'static str,
+) -> LockInfo {
+    LockInfo {
+        name,
+        kind,
+        type_name,
+        about,
+    }
+}
+
+/// Calls `v.visit::<F>(..)` for every benchmarked lock, in display order.
+#[rustfmt::skip]
+pub fn visit_all<V: LockVisitor>(v: &mut V) {
+    use LockKind::{Peer, Ron};
+    use ron_core as rc;
+    // One line per lock: command-line name, kind, type, description.
+    v.visit::<Raw<rc::RonRaw>>(info("ron", Ron, "RonRaw", "RON default: TTAS fast path + route-ordered handover, off-CPU waiters"));
+    v.visit::<Raw<rc::NxtRon<S>>>(info("nxt-ron", Ron, "NxtRon<16>", "RON-plock + bitmap successor search"));
+    v.visit::<Raw<rc::RonPlock<S>>>(info("ron-plock", Ron, "RonPlock<16>", "RON Algorithm 3: per-slot count + grant"));
+    v.visit::<Raw<rc::RonTicket<S>>>(info("ron-ticket", Ron, "RonTicket<16>", "RON Algorithm 2: per-slot ticket locks in route order"));
+    v.visit::<Raw<rc::Ron<S>>>(info("ron-alg1", Ron, "Ron<16>", "RON Algorithm 1 with a claim step"));
+    v.visit::<Raw<parking_lot::RawMutex>>(info("parking_lot", Peer, "parking_lot::Mutex", "parking_lot 0.13: spin a little, then park"));
+    v.visit::<StdMutex>(info("std", Peer, "std::sync::Mutex", "std: futex-based"));
+    v.visit::<SpinMutex>(info("spin", Peer, "spin::Mutex", "spin 0.12 SpinMutex: test-and-set"));
+    v.visit::<SpinTicketMutex>(info("spin-ticket", Peer, "spin::TicketMutex", "spin 0.12 TicketMutex: FIFO ticket lock"));
+}
+
+/// The locks `ron bench` runs when `--locks` is not given (those of them
+/// that exist in this build).
+pub const DEFAULT_LOCKS: &[&str] = &[
+    "ron",
+    "nxt-ron",
+    "mcs",
+    "ttas",
+    "ticket",
+    "parking_lot",
+    "std",
+    "spin",
+];
+
+/// Runs one microbenchmark (see [`micro::run`]).
+pub type MicroFn = fn(&micro::MicroConfig) -> RunStats;
+/// Runs one key-value workload (see [`kv::run`]).
+pub type KvFn = fn(&LoopConfig) -> RunStats;
+
+/// A lock with its workloads instantiated.
+#[derive(Debug)]
+pub struct LockEntry {
+    /// Name and description.
+    pub info: LockInfo,
+    /// The microbenchmark loop for this lock.
+    pub micro: MicroFn,
+    /// The key-value workload for this lock.
+    pub kv: KvFn,
+}
+
+impl LockEntry {
+    /// The command-line name.
+    pub fn name(&self) -> &'static str {
+        self.info.name
+    }
+
+    /// Whether this lock is a peer (a ratio reference).
+    pub fn is_peer(&self) -> bool {
+        self.info.kind == LockKind::Peer
+    }
+}
+
+struct Collect(Vec<LockEntry>);
+
+impl LockVisitor for Collect {
+    fn visit<F: MutexFamily>(&mut self, info: LockInfo) {
+        self.0.push(LockEntry {
+            info,
+            micro: micro::run::<F>,
+            kv: kv::run::<F>,
+        });
+    }
+}
+
+/// Every benchmarked lock, in display order.
+pub fn registry() -> &'static [LockEntry] {
+    static REG: OnceLock<Vec<LockEntry>> = OnceLock::new();
+    REG.get_or_init(|| {
+        let mut c = Collect(Vec::new());
+        visit_all(&mut c);
+        c.0
+    })
+}
+
+/// The lock called `name`.
+pub fn find(name: &str) -> Result<&'static LockEntry, BenchError> {
+    let name = name.trim();
+    registry()
+        .iter()
+        .find(|e| e.info.name.replace('_', "-") == name.replace('_', "-"))
+        .ok_or_else(|| BenchError::UnknownLock {
+            name: name.to_string(),
+            known: names().join(", "),
+        })
+}
+
+/// Every known name, in display order.
+pub fn names() -> Vec<&'static str> {
+    registry().iter().map(|e| e.info.name).collect()
+}
+
+/// The default selection ([`DEFAULT_LOCKS`] present in this build).
+pub fn defaults() -> Vec<&'static LockEntry> {
+    DEFAULT_LOCKS.iter().filter_map(|n| find(n).ok()).collect()
+}
+
+/// Resolves a comma-separated list of names (`all` = every lock, `default`
+/// = [`defaults`]), without duplicates, in the order given.
+pub fn resolve(list: &str) -> Result<Vec<&'static LockEntry>, BenchError> {
+    let mut out: Vec<&'static LockEntry> = Vec::new();
+    let push = |e: &'static LockEntry, out: &mut Vec<&'static LockEntry>| {
+        if !out.iter().any(|x| std::ptr::eq(*x, e)) {
+            out.push(e);
+        }
+    };
+    for part in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        match part {
+            "all" => registry().iter().for_each(|e| push(e, &mut out)),
+            "default" => defaults().into_iter().for_each(|e| push(e, &mut out)),
+            name => push(find(name)?, &mut out),
+        }
+    }
+    if out.is_empty() {
+        return Err(BenchError::Invalid("--locks: no lock named".into()));
+    }
+    Ok(out)
+}

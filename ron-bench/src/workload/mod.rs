@@ -1,0 +1,279 @@
+//! The workloads and the loop that drives them.
+//!
+//! Every lock-loop workload ([`micro`], [`kv`]) is the same loop around a
+//! different critical section: `N` threads each repeat
+//! `{ lock; critical section; unlock; busy-wait nCS ns +-15% }` for a
+//! warm-up and then a measured duration. [`corunner`] measures something
+//! else (the cost of waiting on the CPU's other tenants).
+//!
+//! Per acquisition, inside the critical section, a thread reads the clock at
+//! entry and stores its exit timestamp and its index in the shared data
+//! (protected by the lock). The next owner therefore knows when, and by
+//! whom, the lock was last released: a *handover* is counted when the
+//! previous owner was another thread and the new owner had started waiting
+//! before that release (so idle time of an uncontended lock is not counted
+//! as handover time).
+
+pub mod corunner;
+pub mod kv;
+pub mod micro;
+
+use std::sync::Barrier;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::clock;
+use crate::error::BenchError;
+use crate::metrics::{self, Percentiles};
+use crate::mutex::{BenchMutex, MutexFamily};
+use crate::pin::{self, Pinning};
+use crate::prng::Prng;
+
+/// Most threads a run may use.
+pub const MAX_THREADS: usize = 4096;
+/// Longest measured duration of one run.
+pub const MAX_DURATION: Duration = Duration::from_secs(3600);
+
+/// Parameters shared by the lock-loop workloads.
+#[derive(Debug, Clone)]
+pub struct LoopConfig {
+    /// Number of threads (1..=[`MAX_THREADS`]).
+    pub threads: usize,
+    /// Mean non-critical section in ns (jittered +-15% per iteration).
+    pub ncs_ns: f64,
+    /// Measured duration.
+    pub duration: Duration,
+    /// Warm-up before the measurement (not counted).
+    pub warmup: Duration,
+    /// Thread placement.
+    pub pinning: Pinning,
+    /// Seed of the per-thread jitter and workload generators.
+    pub seed: u64,
+}
+
+impl Default for LoopConfig {
+    fn default() -> Self {
+        LoopConfig {
+            threads: 2,
+            ncs_ns: 0.0,
+            duration: Duration::from_millis(250),
+            warmup: Duration::from_millis(50),
+            pinning: Pinning::Route,
+            seed: 1,
+        }
+    }
+}
+
+impl LoopConfig {
+    /// Checks the ranges; the message names the offending parameter.
+    pub fn validate(&self) -> Result<(), BenchError> {
+        if self.threads == 0 || self.threads > MAX_THREADS {
+            return Err(BenchError::Invalid(format!(
+                "threads must be in 1..={MAX_THREADS}, got {}",
+                self.threads
+            )));
+        }
+        if !(self.ncs_ns.is_finite() && (0.0..=1e9).contains(&self.ncs_ns)) {
+            return Err(BenchError::Invalid(format!(
+                "nCS must be in 0..=1e9 ns, got {}",
+                self.ncs_ns
+            )));
+        }
+        if self.duration.is_zero() || self.duration > MAX_DURATION {
+            return Err(BenchError::Invalid(format!(
+                "duration must be in (0, {}] s, got {} s",
+                MAX_DURATION.as_secs(),
+                self.duration.as_secs_f64()
+            )));
+        }
+        if self.warmup > MAX_DURATION {
+            return Err(BenchError::Invalid(format!(
+                "warm-up must be at most {} s",
+                MAX_DURATION.as_secs()
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// What one run measured.
+#[derive(Debug, Clone, Default)]
+pub struct RunStats {
+    /// Acquisitions per thread during the measured window.
+    pub per_thread: Vec<u64>,
+    /// Length of the measured window in seconds.
+    pub elapsed_s: f64,
+    /// Acquire latency (request to entry) percentiles.
+    pub latency: Percentiles,
+    /// Mean handover time in ns (0 when no handover was counted).
+    pub handover_ns: f64,
+    /// Number of handovers counted.
+    pub handovers: u64,
+    /// Whether the shared data's final state matched the number of
+    /// acquisitions (a mutual-exclusion check; `true` when not checkable).
+    pub exclusion_ok: bool,
+}
+
+impl RunStats {
+    /// Acquisitions in the measured window, all threads.
+    pub fn total(&self) -> u64 {
+        self.per_thread.iter().sum()
+    }
+
+    /// Million acquisitions per second.
+    pub fn mlocks_per_s(&self) -> f64 {
+        if self.elapsed_s > 0.0 {
+            self.total() as f64 / self.elapsed_s / 1e6
+        } else {
+            0.0
+        }
+    }
+
+    /// [`metrics::fairness_factor`] of the per-thread counts.
+    pub fn fairness_factor(&self) -> f64 {
+        metrics::fairness_factor(&self.per_thread)
+    }
+
+    /// [`metrics::cv`] of the per-thread counts.
+    pub fn cv(&self) -> f64 {
+        metrics::cv(&self.per_thread)
+    }
+}
+
+/// The data behind the lock: the workload's state plus the last release.
+struct Shared<T> {
+    data: T,
+    /// Clock ticks at the last release.
+    last_exit: u64,
+    /// Index of the last owner (`usize::MAX` before the first).
+    last_owner: usize,
+}
+
+const WARMUP: u8 = 0;
+const MEASURE: u8 = 1;
+const STOP: u8 = 2;
+
+/// What one thread brings back.
+struct ThreadOut {
+    measured: u64,
+    all: u64,
+    hist: hdrhistogram::Histogram<u64>,
+    handover_ticks: u64,
+    handovers: u64,
+}
+
+/// Runs the lock loop over `data` with critical section `op` and returns
+/// the measurements and the final data together with the number of
+/// acquisitions made in all (warm-up and wind-down included).
+pub(crate) fn drive<F, T, Op>(cfg: &LoopConfig, data: T, op: Op) -> (RunStats, T, u64)
+where
+    F: MutexFamily,
+    T: Send,
+    Op: Fn(&mut T, &mut Prng) + Sync,
+{
+    clock::calibrate();
+    let mutex = F::Mutex::<Shared<T>>::new(Shared {
+        data,
+        last_exit: 0,
+        last_owner: usize::MAX,
+    });
+    let phase = AtomicU8::new(WARMUP);
+    let barrier = Barrier::new(cfg.threads + 1);
+    let order = pin::cpu_order();
+    let ncs = cfg.ncs_ns;
+
+    let (outs, elapsed) = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..cfg.threads)
+            .map(|idx| {
+                let (mutex, phase, barrier, op, order) = (&mutex, &phase, &barrier, &op, &order);
+                let cpu = pin::cpu_for(cfg.pinning, order, idx);
+                let seed = cfg.seed;
+                s.spawn(move || {
+                    if let Some(c) = cpu {
+                        pin::pin_current(c);
+                    }
+                    let mut rng = Prng::new(seed, idx as u64);
+                    let mut out = ThreadOut {
+                        measured: 0,
+                        all: 0,
+                        hist: metrics::tick_histogram(),
+                        handover_ticks: 0,
+                        handovers: 0,
+                    };
+                    barrier.wait();
+                    loop {
+                        // Relaxed: the phase only steers when to count and
+                        // stop; the results travel through `join`.
+                        let ph = phase.load(Ordering::Relaxed);
+                        if ph == STOP {
+                            break;
+                        }
+                        let t0 = clock::now();
+                        let mut g = mutex.lock();
+                        let t1 = clock::now();
+                        out.all += 1;
+                        if ph == MEASURE {
+                            out.measured += 1;
+                            out.hist.saturating_record(t1.saturating_sub(t0).max(1));
+                            if g.last_owner != idx
+                                && g.last_owner != usize::MAX
+                                && t0 <= g.last_exit
+                            {
+                                out.handover_ticks += t1.saturating_sub(g.last_exit);
+                                out.handovers += 1;
+                            }
+                        }
+                        op(&mut g.data, &mut rng);
+                        g.last_owner = idx;
+                        g.last_exit = clock::now();
+                        drop(g);
+                        if ncs > 0.0 {
+                            clock::spin_ns(rng.jitter(ncs, 0.15));
+                        }
+                    }
+                    out
+                })
+            })
+            .collect();
+        barrier.wait();
+        std::thread::sleep(cfg.warmup);
+        // Relaxed: see the load above.
+        phase.store(MEASURE, Ordering::Relaxed);
+        let start = Instant::now();
+        std::thread::sleep(cfg.duration);
+        phase.store(STOP, Ordering::Relaxed);
+        let elapsed = start.elapsed();
+        let outs: Vec<ThreadOut> = handles
+            .into_iter()
+            .map(|h| h.join().expect("benchmark thread panicked"))
+            .collect();
+        (outs, elapsed)
+    });
+
+    let tpn = clock::ticks_per_ns();
+    let mut hist = metrics::tick_histogram();
+    let mut ho_ticks = 0u64;
+    let mut handovers = 0u64;
+    let mut all = 0u64;
+    for o in &outs {
+        // Same bounds on both sides: adding cannot fail.
+        let _ = hist.add(&o.hist);
+        ho_ticks += o.handover_ticks;
+        handovers += o.handovers;
+        all += o.all;
+    }
+    let stats = RunStats {
+        per_thread: outs.iter().map(|o| o.measured).collect(),
+        elapsed_s: elapsed.as_secs_f64(),
+        latency: metrics::percentiles(&hist, tpn),
+        handover_ns: if handovers > 0 {
+            ho_ticks as f64 / handovers as f64 / tpn
+        } else {
+            0.0
+        },
+        handovers,
+        exclusion_ok: true,
+    };
+    let shared = mutex.into_inner();
+    (stats, shared.data, all)
+}

@@ -1,0 +1,118 @@
+//! [`Tas`]: the test-and-set spinlock, the simplest baseline.
+//!
+//! One byte. `lock` swaps `true` in until it reads `false`; `unlock` stores
+//! `false`. Every look at the lock is a read-modify-write, so waiters keep
+//! pulling the line into their caches in exclusive state: under contention
+//! the holder's own unlock store queues behind them. Use [`Ttas`](crate::Ttas)
+//! instead unless you are measuring exactly that cost.
+//!
+//! ## States
+//! | `locked` | meaning | who clears it |
+//! |---|---|---|
+//! | false | unlocked | - |
+//! | true | held | the holder, with a Release store |
+//!
+//! ## Guarantees
+//! * Mutual exclusion: only the swap that reads `false` takes the lock.
+//! * Progress (deadlock-freedom): whenever the lock is free, some swap wins.
+//! * No bounded waiting: a waiter can lose every race forever.
+//!
+//! ## Cost
+//! Bytes per lock: **1**. Uncontended lock + unlock: one swap and one store.
+//! No per-thread or per-process memory. Ignores the CPU hint.
+//!
+//! ```
+//! use ron_core::Tas;
+//! let m: lock_api::Mutex<Tas, u32> = lock_api::Mutex::new(0);
+//! std::thread::scope(|s| {
+//!     for _ in 0..3 {
+//!         s.spawn(|| for _ in 0..500 { *m.lock() += 1 });
+//!     }
+//! });
+//! assert_eq!(*m.lock(), 1500);
+//! ```
+
+use core::marker::PhantomData;
+
+use crate::relax::{DefaultRelax, Relax};
+use crate::sync::{AtomicBool, Ordering};
+
+/// Test-and-set spinlock; see the [module docs](self).
+pub struct Tas<R: Relax = DefaultRelax> {
+    locked: AtomicBool,
+    _relax: PhantomData<fn() -> R>,
+}
+
+impl<R: Relax> Tas<R> {
+    crate::sync::const_fn_unless_loom! {
+        /// A new, unlocked lock.
+        pub fn new() -> Self {
+            Tas { locked: AtomicBool::new(false), _relax: PhantomData }
+        }
+    }
+
+    /// Acquires the lock, spinning with `R` between attempts.
+    #[inline]
+    pub fn acquire(&self) {
+        if self.try_fast() {
+            return;
+        }
+        self.acquire_slow();
+    }
+
+    #[inline]
+    fn try_fast(&self) -> bool {
+        // Acquire: pairs with the Release store in `release`.
+        !self.locked.swap(true, Ordering::Acquire)
+    }
+
+    #[cold]
+    fn acquire_slow(&self) {
+        let mut relax = R::default();
+        loop {
+            relax.relax();
+            if self.try_fast() {
+                return;
+            }
+        }
+    }
+
+    /// Takes the lock if it is free.
+    #[inline]
+    pub fn try_acquire(&self) -> Option<()> {
+        self.try_fast().then_some(())
+    }
+
+    /// Releases the lock.
+    ///
+    /// # Safety
+    /// The caller holds the lock.
+    #[inline]
+    pub unsafe fn release(&self, _guard: ()) {
+        // Release: publishes the critical section to the next swap winner.
+        self.locked.store(false, Ordering::Release);
+    }
+
+    /// Whether the lock is held (a momentary snapshot).
+    #[inline]
+    pub fn is_held(&self) -> bool {
+        self.locked.load(Ordering::Relaxed) // a snapshot by contract
+    }
+}
+
+#[cfg(not(loom))]
+impl<R: Relax> Default for Tas<R> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<R: Relax> core::fmt::Debug for Tas<R> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Tas").field("locked", &self.is_held()).finish()
+    }
+}
+
+crate::raw_impl::impl_raw_mutex! {
+    impl [R: Relax] for Tas<R>, guard = ()
+}

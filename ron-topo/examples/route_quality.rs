@@ -1,0 +1,141 @@
+//! Route solver quality report: TSPLIB instances against proven optima, and
+//! the recorded CPU latency matrices against the identity order, FIFO's
+//! mean handover and restarts with other seeds.
+//!
+//! Run: `cargo run --release -p ron-topo --example route_quality`
+//! (reads `../shared/data` next to the workspace; skips what is absent).
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use ron_topo::{LatencyMatrix, SolveOptions, solve, tsplib};
+
+const OPTIMA: &[(&str, f64)] = &[
+    ("br17.atsp", 39.0),
+    ("ftv33.atsp", 1286.0),
+    ("ftv47.atsp", 1776.0),
+    ("ry48p.atsp", 14422.0),
+    ("ft70.atsp", 38673.0),
+    ("gr24.tsp", 1272.0),
+    ("bays29.tsp", 2020.0),
+    ("berlin52.tsp", 7542.0),
+    ("eil76.tsp", 538.0),
+    ("kroA100.tsp", 21282.0),
+];
+
+/// Extra seeds tried on every recorded matrix to check convergence.
+const OTHER_SEEDS: [u64; 3] = [1, 2, 3];
+
+fn data_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data")
+}
+
+fn main() {
+    let data = data_dir();
+    if !data.is_dir() {
+        println!(
+            "shared data not found at {}; nothing to report",
+            data.display()
+        );
+        return;
+    }
+    println!("## TSPLIB (time budget 1 s per instance, one core)\n");
+    println!("| instance | n | optimum | ours | gap % | time s |");
+    println!("|---|---|---|---|---|---|");
+    let mut gaps = Vec::new();
+    for &(file, opt) in OPTIMA {
+        let path = data.join("tsplib").join(file);
+        let inst = match tsplib::read(&path) {
+            Ok(i) => i,
+            Err(e) => {
+                println!("| {file} | - | {opt} | error: {e} | - | - |");
+                continue;
+            }
+        };
+        let opts = SolveOptions {
+            time_limit: Duration::from_secs(1),
+            ..SolveOptions::default()
+        };
+        let t0 = Instant::now();
+        let r = solve(&inst.matrix, &opts);
+        let dt = t0.elapsed().as_secs_f64();
+        let gap = 100.0 * (r.cost - opt) / opt;
+        gaps.push(gap);
+        println!(
+            "| {} | {} | {opt} | {} | {gap:.2} | {dt:.3} |",
+            inst.name,
+            inst.matrix.n(),
+            r.cost
+        );
+    }
+    if !gaps.is_empty() {
+        let mean = gaps.iter().sum::<f64>() / gaps.len() as f64;
+        let max = gaps.iter().copied().fold(0.0, f64::max);
+        println!("\nmean gap {mean:.3} %, max gap {max:.3} %\n");
+    }
+
+    println!("## Recorded CPU latency matrices (budget 1 s for n <= 128, 3 s for n = 256)\n");
+    println!(
+        "| file | n | route cost ns | per handover ns | identity ns | FIFO mean x n ns | FIFO mean ns | FIFO / route | time s | best other seed | other-seed gain % |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    let mut files: Vec<PathBuf> = Vec::new();
+    for dir in [data.join("latency"), data.join("latency/phys")] {
+        if let Ok(rd) = std::fs::read_dir(&dir) {
+            let mut v: Vec<PathBuf> = rd
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "csv"))
+                .collect();
+            v.sort();
+            files.extend(v);
+        }
+    }
+    for path in files {
+        let name = path
+            .strip_prefix(data.join("latency"))
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        let m = match LatencyMatrix::read_csv(&path) {
+            Ok(m) => m,
+            Err(e) => {
+                println!("| {name} | error: {e} |");
+                continue;
+            }
+        };
+        let n = m.n();
+        let budget = if n > 128 {
+            Duration::from_secs(3)
+        } else {
+            Duration::from_secs(1)
+        };
+        let opts = SolveOptions {
+            time_limit: budget,
+            ..SolveOptions::default()
+        };
+        let t0 = Instant::now();
+        let r = solve(&m, &opts);
+        let dt = t0.elapsed().as_secs_f64();
+        let mut best_other = f64::INFINITY;
+        for seed in OTHER_SEEDS {
+            let o = solve(
+                &m,
+                &SolveOptions {
+                    seed,
+                    ..opts.clone()
+                },
+            );
+            best_other = best_other.min(o.cost);
+        }
+        let fifo = m.fifo_mean();
+        let gain = 100.0 * (r.cost - best_other) / r.cost;
+        println!(
+            "| {name} | {n} | {:.1} | {:.2} | {:.1} | {:.1} | {:.2} | {:.2}x | {dt:.3} | {best_other:.1} | {gain:.3} |",
+            r.cost,
+            r.cost / n as f64,
+            m.identity_cost(),
+            fifo * n as f64,
+            fifo,
+            fifo * n as f64 / r.cost,
+        );
+    }
+}
