@@ -58,7 +58,13 @@ pub fn current_cpu() -> usize {
     builtin()
 }
 
-#[cfg(all(feature = "std", target_os = "linux"))]
+/// Under loom every schedule must replay exactly: no OS lookups.
+#[cfg(loom)]
+fn builtin() -> usize {
+    0
+}
+
+#[cfg(all(feature = "std", target_os = "linux", not(loom)))]
 fn builtin() -> usize {
     use std::cell::Cell;
     std::thread_local! {
@@ -85,12 +91,12 @@ fn builtin() -> usize {
         .unwrap_or(0)
 }
 
-#[cfg(all(feature = "std", not(target_os = "linux")))]
+#[cfg(all(feature = "std", not(target_os = "linux"), not(loom)))]
 fn builtin() -> usize {
     thread_number()
 }
 
-#[cfg(not(feature = "std"))]
+#[cfg(all(not(feature = "std"), not(loom)))]
 fn builtin() -> usize {
     0
 }

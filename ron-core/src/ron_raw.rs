@@ -12,17 +12,21 @@
 //!    `HANDED(slot, seq)` into the lock word (and rings the slot's doorbell);
 //!    the lock then belongs to whichever thread first CASes that word to
 //!    `LOCKED`. A waiter of the named slot does so at once; any other waiter
-//!    that has watched the *same* `HANDED` value for [`PATIENCE`] looks may
-//!    take it over. Safety is therefore that of a test-and-set lock: every
+//!    that has watched the *same* `HANDED` value for [`PATIENCE_NS`] (or,
+//!    without `std`, [`PATIENCE`] looks) may take it over. Safety is therefore that of a test-and-set lock: every
 //!    `X -> LOCKED` transition is one CAS with one winner, from `FREE` or
 //!    `HANDED` only, and only the owner writes `FREE`/`HANDED`. The slots,
 //!    counts and doorbells steer *who* gets the lock, never *whether* two do.
 //! 2. **Only spinning waiters are registered.** A waiter first spins
 //!    unregistered (TTAS, [`PHASE_A_LOOKS`] looks with backoff; it can take
 //!    the lock only when the holder freed it with nobody registered), then
-//!    registers in its slot and spins on the slot's doorbell for
-//!    [`PHASE_B_LOOKS`] looks, then *leaves* its slot and yields the CPU,
-//!    and starts a new round registered. A handover therefore targets a
+//!    registers in its slot and spins on the slot's doorbell, then *leaves*
+//!    its slot and yields the CPU, and starts a new round registered. The
+//!    registered spin adapts: it starts at [`PHASE_B_LOOKS`], quarters
+//!    (down to [`PHASE_B_MIN`]) after a yield during which another thread
+//!    ran (the CPU is oversubscribed: spinning only steals the holder's
+//!    time) and doubles (up to [`PHASE_B_MAX`]) after a yield that came
+//!    back at once (a CPU per thread: keep the place in the route order). A handover therefore targets a
 //!    thread that was spinning a moment ago; if it got preempted right then,
 //!    the running waiters take the handover over after [`PATIENCE`] looks.
 //!
@@ -86,18 +90,31 @@ pub const DEFAULT_SLOTS: usize = 16;
 
 /// Looks a waiter spends unregistered (TTAS) before it registers.
 #[cfg(not(loom))]
-pub const PHASE_A_LOOKS: u32 = 32;
+pub const PHASE_A_LOOKS: u32 = 64;
 /// Looks a waiter spends unregistered (TTAS) before it registers.
 #[cfg(loom)]
 pub const PHASE_A_LOOKS: u32 = 1;
-/// Spins a registered waiter makes on its doorbell before it leaves and yields.
+/// Doorbell spins of a registered waiter's first round; later rounds adapt
+/// between [`PHASE_B_MIN`] and [`PHASE_B_MAX`] (see [`acquire`](RonRaw::acquire)).
 #[cfg(not(loom))]
-pub const PHASE_B_LOOKS: u32 = 1024;
-/// Spins a registered waiter makes on its doorbell before it leaves and yields.
+pub const PHASE_B_LOOKS: u32 = 128;
+/// Doorbell spins of a registered waiter's first round.
 #[cfg(loom)]
 pub const PHASE_B_LOOKS: u32 = 2;
+/// Shortest registered spin: used while yields show the CPU is oversubscribed.
+pub const PHASE_B_MIN: u32 = 64;
+/// Longest registered spin: reached while yields return at once (a CPU each).
+pub const PHASE_B_MAX: u32 = 4096;
+/// A `sched_yield` that returns faster than this (ns) found nobody else to
+/// run: the waiter has its CPU to itself and may spin longer next round.
+pub const QUICK_YIELD_NS: u64 = 5_000;
+/// How long (ns) a waiter of another slot watches one unchanged `HANDED`
+/// value before it takes the handover over (`std`). A running grantee takes
+/// its handover within about a microsecond; a grantee that was preempted
+/// while registered would hold everyone up for a scheduler round.
+pub const PATIENCE_NS: u64 = 10_000;
 /// Looks at one unchanged `HANDED` value after which a waiter of another
-/// slot takes the handover over.
+/// slot takes the handover over (without `std`, where there is no clock).
 #[cfg(not(loom))]
 pub const PATIENCE: u32 = 64;
 /// Looks at one unchanged `HANDED` value after which a waiter of another
@@ -127,6 +144,8 @@ fn handed_slot(word: u32) -> usize {
 struct Watch {
     last: u32,
     looks: u32,
+    #[cfg(all(feature = "std", not(loom)))]
+    since: Option<std::time::Instant>,
 }
 
 impl Watch {
@@ -134,18 +153,31 @@ impl Watch {
         Watch {
             last: FREE,
             looks: 0,
+            #[cfg(all(feature = "std", not(loom)))]
+            since: None,
         }
     }
 
-    /// Records a look at `word`; true once the same word has been seen for
-    /// `PATIENCE` looks in a row.
+    /// Records a look at `word`; true once the same `HANDED` word has been
+    /// seen for [`PATIENCE_NS`] (with `std`) or [`PATIENCE`] looks in a row.
+    /// Wall time matters with `std`: a waiter that saw a handover before it
+    /// yielded and sees the same one after the yield takes it at once.
     #[inline]
     fn stale(&mut self, word: u32) -> bool {
-        if word == self.last {
-            self.looks += 1;
-        } else {
+        if word != self.last {
             self.last = word;
             self.looks = 0;
+            #[cfg(all(feature = "std", not(loom)))]
+            {
+                self.since = None;
+            }
+            return false;
+        }
+        self.looks += 1;
+        #[cfg(all(feature = "std", not(loom)))]
+        if word & TAG == HANDED {
+            let since = *self.since.get_or_insert_with(std::time::Instant::now);
+            return since.elapsed().as_nanos() as u64 >= PATIENCE_NS;
         }
         self.looks >= PATIENCE
     }
@@ -200,10 +232,13 @@ impl<const S: usize> RonRaw<S> {
     }
 
     /// One look at the lock word by a waiter of slot `s`: takes the lock if
-    /// it is free, handed to `s`, or handed elsewhere and stale. Returns
-    /// whether the caller now owns the lock.
+    /// it is free, handed to `s` while the caller is (or was, at the
+    /// handover) registered there, or handed anywhere and stale. Returns
+    /// whether the caller now owns the lock. An unregistered arrival does
+    /// not take its slot's handover at once: that would let a thread that
+    /// just released re-take a handover meant for the slot's waiters.
     #[inline]
-    fn look(&self, s: usize, watch: &mut Watch) -> bool {
+    fn look(&self, s: usize, registered: bool, watch: &mut Watch) -> bool {
         // Relaxed: only decides whether to try the CAS, which has the Acquire.
         let word = self.state.load(Ordering::Relaxed);
         let stale = watch.stale(word);
@@ -236,29 +271,30 @@ impl<const S: usize> RonRaw<S> {
     fn acquire_slow(&self, s: usize) -> SlotToken {
         let mut watch = Watch::new();
         let mut first_round = true;
+        let mut spins = PHASE_B_LOOKS;
         loop {
             // Phase A (first round only): unregistered TTAS with backoff.
             if first_round {
                 let mut pause = 1u32;
                 for _ in 0..PHASE_A_LOOKS {
-                    if self.look(s, &mut watch) {
+                    if self.look(s, false, &mut watch) {
                         return SlotToken::at(s);
                     }
                     for _ in 0..pause {
                         spin_loop();
                     }
-                    pause = (pause * 2).min(8);
+                    pause = (pause * 2).min(16);
                 }
                 first_round = false;
             }
             // Phase B: registered; spin on the doorbell, look at the lock
             // word when it rings or every 8 spins.
             self.slots.register::<true>(s);
-            for i in 0..PHASE_B_LOOKS {
+            for i in 0..spins {
                 // Relaxed: the doorbell only says "look now"; the look's CAS
                 // has the Acquire.
                 let bell = self.slots.word(s).load(Ordering::Relaxed) & GRANT != 0;
-                if (bell || i % 8 == 0) && self.look(s, &mut watch) {
+                if (bell || i % 8 == 0) && self.look(s, true, &mut watch) {
                     self.slots.unregister::<true>(s);
                     return SlotToken::at(s);
                 }
@@ -268,16 +304,13 @@ impl<const S: usize> RonRaw<S> {
             // the CPU; a handover to our slot that raced with leaving is
             // taken here (any waiter of the slot may take it).
             self.slots.unregister::<true>(s);
-            if self.look(s, &mut watch) {
+            if self.look(s, true, &mut watch) {
                 return SlotToken::at(s);
             }
-            // Phase C: give the CPU away.
-            #[cfg(all(feature = "std", not(loom)))]
-            std::thread::yield_now();
-            #[cfg(any(not(feature = "std"), loom))]
-            for _ in 0..64 {
-                spin_loop();
-            }
+            // Phase C: give the CPU away, and learn from how long that took
+            // whether other threads want this CPU (oversubscribed: spin
+            // little) or not (spin longer, keep the route order).
+            spins = give_cpu_away(spins);
         }
     }
 
@@ -349,4 +382,28 @@ impl<const S: usize> core::fmt::Debug for RonRaw<S> {
 
 crate::raw_impl::impl_raw_mutex! {
     impl [const S: usize] for RonRaw<S>, guard = SlotToken, fair
+}
+
+/// Yields the CPU and returns the next round's registered spin budget:
+/// doubled (up to [`PHASE_B_MAX`]) when the yield came back within
+/// [`QUICK_YIELD_NS`] (nobody else was runnable), quartered (down to
+/// [`PHASE_B_MIN`]) when another thread ran meanwhile.
+#[cfg(all(feature = "std", not(loom)))]
+fn give_cpu_away(spins: u32) -> u32 {
+    let t0 = std::time::Instant::now();
+    std::thread::yield_now();
+    if (t0.elapsed().as_nanos() as u64) < QUICK_YIELD_NS {
+        (spins * 2).min(PHASE_B_MAX)
+    } else {
+        (spins / 4).max(PHASE_B_MIN)
+    }
+}
+
+/// Without `std` there is no scheduler to ask: back off and keep the budget.
+#[cfg(any(not(feature = "std"), loom))]
+fn give_cpu_away(spins: u32) -> u32 {
+    for _ in 0..64 {
+        spin_loop();
+    }
+    spins
 }

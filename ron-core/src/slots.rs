@@ -257,5 +257,10 @@ impl SlotToken {
 /// The caller's slot among `S`, from the CPU hint and the route.
 #[inline]
 pub(crate) fn slot_hint<const S: usize>() -> usize {
+    // Under loom the hint must be deterministic (loom replays schedules);
+    // models choose their slots explicitly through `acquire_in`.
+    #[cfg(loom)]
+    return 0;
+    #[cfg(not(loom))]
     crate::route::slot_of(crate::hint::current_cpu(), S)
 }

@@ -1,0 +1,169 @@
+//! [`Cna`]: the compact NUMA-aware lock (Dice & Kogan, EuroSys'19) in the
+//! waiters-only queue shape (as in CNA v15 for Linux qspinlock and ShflLock).
+//!
+//! One word of lock state, like [`Mcs`](crate::Mcs). Waiters queue FIFO;
+//! the queue *head*, while it waits for the lock word (off the critical
+//! path), moves waiters of other groups that stand in front of a waiter of
+//! its own group to a *secondary queue*, so the lock tends to stay inside a
+//! group (NUMA node by default; any grouping installed with
+//! [`groups::install`](crate::groups::install), e.g. L3/CCX). The secondary
+//! queue travels with the head role and is spliced back in front of the
+//! main queue when the next waiter is of another group, when the main queue
+//! empties, or after `2^FLUSH_LOG2` local handovers (the paper's long-term
+//! fairness threshold, as a counter). With `SHUFFLE_REDUCTION` a head whose
+//! secondary queue is empty reorders only with probability 1/128 (a
+//! xorshift32 draw whose state is passed along with the head role), as the
+//! paper's shuffle reduction: little shuffling under light contention.
+//! Details and the node-lifetime argument: `mcs_queue.rs`.
+//!
+//! A waiter's group is `groups::group_of(hint::current_cpu())`, read once
+//! when it queues. Wrong or changing groups only cost locality.
+//!
+//! ## States
+//! | lock word | meaning |
+//! |---|---|
+//! | `0` | unlocked, no waiter (so no secondary queue either) |
+//! | `LOCKED` | held, no waiter |
+//! | `tail \| LOCKED` | held; waiters queued; the head may be reordering its successors |
+//! | `tail` | released with waiters queued: only the head may take it |
+//!
+//! The secondary queue is owned by whoever holds the head role; its nodes
+//! still spin on their own `head` flags, so moving them is invisible to them.
+//!
+//! ## Guarantees
+//! * Mutual exclusion: as [`Mcs`](crate::Mcs) (reordering never touches the
+//!   lock bit).
+//! * Progress.
+//! * Bounded waiting: a waiter moved to the secondary queue re-enters the
+//!   main queue in front of everyone after at most `2^FLUSH_LOG2` local
+//!   handovers (sooner if its group comes up or the queue drains); once in
+//!   the main queue it is served in order unless moved again, and every
+//!   move is followed by such a flush. Nobody barges past a queue.
+//!
+//! ## Cost
+//! Bytes per lock: **8**. Per waiting thread: a 128-byte node on its stack
+//! while it waits. Uncontended lock + unlock: one CAS and one `fetch_and`
+//! (the hint is read only on the slow path).
+//!
+//! ```
+//! use ron_core::Cna;
+//! ron_core::groups::install(&[0, 0, 1, 1]).unwrap(); // CPUs 0-1 node 0, 2-3 node 1
+//! let m: lock_api::Mutex<Cna, u64> = lock_api::Mutex::new(0);
+//! std::thread::scope(|s| {
+//!     for _ in 0..4 {
+//!         s.spawn(|| for _ in 0..500 { *m.lock() += 1 });
+//!     }
+//! });
+//! assert_eq!(*m.lock(), 2000);
+//! ```
+
+use core::marker::PhantomData;
+
+use crate::mcs_queue::{CnaCfg, McsQueue};
+use crate::relax::{DefaultRelax, Relax};
+
+/// Compact NUMA-aware lock; see the [module docs](self).
+///
+/// `FLUSH_LOG2`: the secondary queue is flushed after `2^FLUSH_LOG2` local
+/// handovers (default 16 as in the paper; at most 31).
+/// `SHUFFLE_REDUCTION`: reorder from an empty secondary queue only with
+/// probability 1/128.
+pub struct Cna<
+    const FLUSH_LOG2: u32 = 16,
+    const SHUFFLE_REDUCTION: bool = true,
+    R: Relax = DefaultRelax,
+> {
+    q: McsQueue,
+    _relax: PhantomData<fn() -> R>,
+}
+
+impl<const FLUSH_LOG2: u32, const SHUFFLE_REDUCTION: bool, R: Relax>
+    Cna<FLUSH_LOG2, SHUFFLE_REDUCTION, R>
+{
+    crate::sync::const_fn_unless_loom! {
+        /// A new, unlocked lock.
+        pub fn new() -> Self {
+            const { assert!(FLUSH_LOG2 < 32, "FLUSH_LOG2 must be below 32") };
+            Cna { q: McsQueue::new(), _relax: PhantomData }
+        }
+    }
+
+    /// Acquires the lock; the caller's group comes from the topology hint.
+    #[inline]
+    pub fn acquire(&self) {
+        if !self.q.try_fast() {
+            self.acquire_slow(crate::groups::group_of(crate::hint::current_cpu()));
+        }
+    }
+
+    /// Acquires the lock as a waiter of `group` (any value is safe).
+    pub fn acquire_in(&self, group: usize) {
+        if !self.q.try_fast() {
+            self.acquire_slow(group);
+        }
+    }
+
+    #[cold]
+    fn acquire_slow(&self, group: usize) {
+        self.q.acquire_slow::<R>(Some(CnaCfg {
+            group,
+            threshold: 1 << FLUSH_LOG2,
+            shuffle_reduction: SHUFFLE_REDUCTION,
+        }));
+    }
+
+    /// Takes the lock if it is free and nobody waits.
+    #[inline]
+    pub fn try_acquire(&self) -> Option<()> {
+        self.q.try_fast().then_some(())
+    }
+
+    /// Releases the lock (the queue head takes it next).
+    ///
+    /// # Safety
+    /// The caller holds the lock.
+    #[inline]
+    pub unsafe fn release(&self, _guard: ()) {
+        // SAFETY: forwarded contract.
+        unsafe { self.q.release() }
+    }
+
+    /// Same as [`release`](Self::release): the order is decided by the
+    /// waiting head, within the fairness threshold.
+    ///
+    /// # Safety
+    /// As for [`release`](Self::release).
+    #[inline]
+    pub unsafe fn release_fair(&self, guard: ()) {
+        // SAFETY: same contract.
+        unsafe { self.release(guard) }
+    }
+
+    /// Whether the lock is held (a momentary snapshot).
+    #[inline]
+    pub fn is_held(&self) -> bool {
+        self.q.is_held()
+    }
+}
+
+#[cfg(not(loom))]
+impl<const FLUSH_LOG2: u32, const SHUFFLE_REDUCTION: bool, R: Relax> Default
+    for Cna<FLUSH_LOG2, SHUFFLE_REDUCTION, R>
+{
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const FLUSH_LOG2: u32, const SHUFFLE_REDUCTION: bool, R: Relax> core::fmt::Debug
+    for Cna<FLUSH_LOG2, SHUFFLE_REDUCTION, R>
+{
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Cna").field("locked", &self.is_held()).finish()
+    }
+}
+
+crate::raw_impl::impl_raw_mutex! {
+    impl [const FLUSH_LOG2: u32, const SHUFFLE_REDUCTION: bool, R: Relax]
+        for Cna<FLUSH_LOG2, SHUFFLE_REDUCTION, R>, guard = (), fair
+}
