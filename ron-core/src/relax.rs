@@ -44,7 +44,7 @@ impl Relax for Spin {
 /// (`crossbeam_utils::Backoff::spin`; the cap keeps the reaction time to a
 /// release under about a microsecond).
 #[derive(Debug, Default)]
-pub struct Backoff(CbBackoff);
+pub struct Backoff(#[cfg_attr(loom, allow(dead_code))] CbBackoff);
 
 impl Relax for Backoff {
     #[inline]
@@ -76,7 +76,7 @@ impl Relax for Yield {
 /// `sched_yield` per look (`crossbeam_utils::Backoff::snooze`; `std` only).
 #[cfg(feature = "std")]
 #[derive(Debug, Default)]
-pub struct SpinThenYield(CbBackoff);
+pub struct SpinThenYield(#[cfg_attr(loom, allow(dead_code))] CbBackoff);
 
 #[cfg(feature = "std")]
 impl Relax for SpinThenYield {

@@ -244,7 +244,9 @@ impl<const S: usize> RonRaw<S> {
         let stale = watch.stale(word);
         let target = match word & TAG {
             FREE => LOCKED,
-            HANDED if handed_slot(word) == s || stale => LOCKED | (word & !((1 << SEQ_SHIFT) - 1)),
+            HANDED if (registered && handed_slot(word) == s) || stale => {
+                LOCKED | (word & !((1 << SEQ_SHIFT) - 1))
+            }
             _ => return false,
         };
         // Acquire: pairs with the Release store (FREE or HANDED) of the

@@ -7,8 +7,10 @@
 //! are compiled out.
 
 #[cfg(loom)]
+#[allow(unused_imports)]
 pub(crate) use loom::cell::UnsafeCell;
 #[cfg(loom)]
+#[allow(unused_imports)]
 pub(crate) use loom::sync::atomic::{
     AtomicBool, AtomicU8, AtomicU32, AtomicU64, AtomicUsize, fence,
 };
