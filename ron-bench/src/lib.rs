@@ -1,14 +1,14 @@
 //! Microbenchmark harness, workloads, fairness metrics and the lock-policy
 //! simulator of the ron lock family.
 //!
-//! * [`registry`]: lock names -> lock types (RON locks, baselines, peers).
+//! * [`registry`](mod@registry): lock names -> lock types (RON locks, baselines, peers).
 //! * [`workload`]: the seeds' microbenchmark loop ([`workload::micro`]), a
 //!   key-value map ([`workload::kv`]) and the co-runner cost
 //!   ([`workload::corunner`]).
 //! * [`metrics`], [`report`]: fairness factor, CV, percentiles; rows and
 //!   their table / CSV / JSON forms.
 //! * [`grid`]: runs every (lock, threads, nCS) point of a benchmark.
-//! * `sim`: the discrete-event lock-policy simulator.
+//! * [`sim`]: the discrete-event lock-policy simulator.
 
 pub mod clock;
 pub mod error;

@@ -5,7 +5,7 @@
 //! would ([`Raw<R>`]). The peers that are not `lock_api` 0.5 types
 //! (`std::sync::Mutex`, `spin`'s mutexes) get a one-impl adapter each. A
 //! workload is written once, generic over a [`MutexFamily`], and
-//! instantiated for each lock by the [registry](crate::registry).
+//! instantiated for each lock by the [registry](mod@crate::registry).
 
 use std::marker::PhantomData;
 use std::ops::DerefMut;

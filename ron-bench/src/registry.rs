@@ -61,7 +61,7 @@ fn info(
 /// Calls `v.visit::<F>(..)` for every benchmarked lock, in display order.
 #[rustfmt::skip]
 pub fn visit_all<V: LockVisitor>(v: &mut V) {
-    use LockKind::{Peer, Ron};
+    use LockKind::{Baseline, Peer, Ron};
     use ron_core as rc;
     // One line per lock: command-line name, kind, type, description.
     v.visit::<Raw<rc::RonRaw>>(info("ron", Ron, "RonRaw", "RON default: TTAS fast path + route-ordered handover, off-CPU waiters"));
@@ -69,6 +69,14 @@ pub fn visit_all<V: LockVisitor>(v: &mut V) {
     v.visit::<Raw<rc::RonPlock<S>>>(info("ron-plock", Ron, "RonPlock<16>", "RON Algorithm 3: per-slot count + grant"));
     v.visit::<Raw<rc::RonTicket<S>>>(info("ron-ticket", Ron, "RonTicket<16>", "RON Algorithm 2: per-slot ticket locks in route order"));
     v.visit::<Raw<rc::Ron<S>>>(info("ron-alg1", Ron, "Ron<16>", "RON Algorithm 1 with a claim step"));
+    v.visit::<Raw<rc::ShRon>>(info("sh-ron", Ron, "ShRon", "shRON: RON with a shared slot table for many locks"));
+    v.visit::<Raw<rc::Mcs>>(info("mcs", Baseline, "Mcs", "MCS queue lock (FIFO)"));
+    v.visit::<Raw<rc::Cna>>(info("cna", Baseline, "Cna", "compact NUMA-aware lock"));
+    v.visit::<Raw<rc::CBoMcs>>(info("cbo-mcs", Baseline, "CBoMcs<8>", "cohort lock: backoff global + per-node MCS"));
+    v.visit::<Raw<rc::Fsl<4>>>(info("fsl", Baseline, "Fsl<4>", "FSL: two-level ticket lock, groups of 4 route positions"));
+    v.visit::<Raw<rc::Ticket>>(info("ticket", Baseline, "Ticket", "ticket lock (FIFO)"));
+    v.visit::<Raw<rc::Ttas>>(info("ttas", Baseline, "Ttas", "test-and-test-and-set"));
+    v.visit::<Raw<rc::Tas>>(info("tas", Baseline, "Tas", "test-and-set"));
     v.visit::<Raw<parking_lot::RawMutex>>(info("parking_lot", Peer, "parking_lot::Mutex", "parking_lot 0.13: spin a little, then park"));
     v.visit::<StdMutex>(info("std", Peer, "std::sync::Mutex", "std: futex-based"));
     v.visit::<SpinMutex>(info("spin", Peer, "spin::Mutex", "spin 0.12 SpinMutex: test-and-set"));

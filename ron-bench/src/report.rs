@@ -45,6 +45,9 @@ pub struct BenchRow {
     pub p999_ns: f64,
     /// Mean handover time between different threads (ns; 0 if none).
     pub handover_ns: f64,
+    /// Median handover time (ns; 0 if none).
+    #[serde(default)]
+    pub handover_p50_ns: f64,
     /// Handovers counted.
     pub handovers: u64,
     /// Throughput / the best peer's at the same point (`None` without a
@@ -90,6 +93,7 @@ impl BenchRow {
             p99_ns: s.latency.p99_ns,
             p999_ns: s.latency.p999_ns,
             handover_ns: s.handover_ns,
+            handover_p50_ns: s.handover_p50_ns,
             handovers: s.handovers,
             vs_best_peer: None,
             best_peer: None,
@@ -181,8 +185,19 @@ impl CorunnerRow {
     }
 }
 
-/// An aligned Markdown table (first column left-aligned, others right).
+/// An aligned Markdown table: numeric columns right-aligned, text columns
+/// left-aligned.
 pub fn table(header: &[&str], cells: &[Vec<String>]) -> String {
+    let numeric: Vec<bool> = (0..header.len())
+        .map(|i| {
+            cells.iter().all(|r| {
+                r.get(i).is_none_or(|c| {
+                    let c = c.trim_end_matches('%');
+                    c == "-" || c.parse::<f64>().is_ok()
+                })
+            })
+        })
+        .collect();
     let mut width: Vec<usize> = header.iter().map(|h| h.len()).collect();
     for row in cells {
         for (w, c) in width.iter_mut().zip(row) {
@@ -195,10 +210,10 @@ pub fn table(header: &[&str], cells: &[Vec<String>]) -> String {
             .zip(&width)
             .enumerate()
             .map(|(i, (c, w))| {
-                if i == 0 {
-                    format!("{c:<w$}")
-                } else {
+                if numeric[i] {
                     format!("{c:>w$}")
+                } else {
+                    format!("{c:<w$}")
                 }
             })
             .collect();
@@ -209,7 +224,7 @@ pub fn table(header: &[&str], cells: &[Vec<String>]) -> String {
         .iter()
         .enumerate()
         .map(|(i, w)| {
-            if i == 0 {
+            if !numeric[i] {
                 format!(" {} ", "-".repeat(*w))
             } else {
                 format!(" {}: ", "-".repeat(w.saturating_sub(1)))
@@ -244,6 +259,7 @@ pub fn bench_table(rows: &[BenchRow]) -> String {
         "p99 ns",
         "p99.9 ns",
         "handover ns",
+        "ho p50 ns",
     ];
     let cells: Vec<Vec<String>> = rows
         .iter()
@@ -270,6 +286,11 @@ pub fn bench_table(rows: &[BenchRow]) -> String {
                 } else {
                     "-".into()
                 },
+                if r.handovers > 0 {
+                    format!("{:.0}", r.handover_p50_ns)
+                } else {
+                    "-".into()
+                },
             ]
         })
         .collect();
@@ -277,7 +298,7 @@ pub fn bench_table(rows: &[BenchRow]) -> String {
 }
 
 /// The CSV columns of lock-loop rows (JSON has these and `per_thread`).
-pub const BENCH_CSV_COLUMNS: [&str; 21] = [
+pub const BENCH_CSV_COLUMNS: [&str; 22] = [
     "workload",
     "lock",
     "threads",
@@ -294,6 +315,7 @@ pub const BENCH_CSV_COLUMNS: [&str; 21] = [
     "p99_ns",
     "p999_ns",
     "handover_ns",
+    "handover_p50_ns",
     "handovers",
     "vs_best_peer",
     "best_peer",
@@ -308,7 +330,7 @@ pub fn bench_csv(rows: &[BenchRow]) -> String {
     let o = |x: Option<f64>| x.map_or_else(String::new, |v| format!("{v:.4}"));
     for r in rows {
         out.push_str(&format!(
-            "{},{},{},{},{},{:.4},{},{},{:.4},{},{:.4},{:.4},{:.1},{:.1},{:.1},{:.1},{},{},{},{},{}\n",
+            "{},{},{},{},{},{:.4},{},{},{:.4},{},{:.4},{:.4},{:.1},{:.1},{:.1},{:.1},{:.1},{},{},{},{},{}\n",
             r.workload,
             r.lock,
             r.threads,
@@ -325,6 +347,7 @@ pub fn bench_csv(rows: &[BenchRow]) -> String {
             r.p99_ns,
             r.p999_ns,
             r.handover_ns,
+            r.handover_p50_ns,
             r.handovers,
             o(r.vs_best_peer),
             r.best_peer.as_deref().unwrap_or(""),

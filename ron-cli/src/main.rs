@@ -1,8 +1,10 @@
 //! `ron`: calibrate a machine, solve lock routes, inspect the topology,
 //! benchmark locks and simulate lock policies on recorded latency matrices.
 
+mod args;
 mod cmd;
 mod error;
+mod progress;
 
 use clap::{Parser, Subcommand};
 

@@ -159,7 +159,9 @@ impl<const FLUSH_LOG2: u32, const SHUFFLE_REDUCTION: bool, R: Relax> core::fmt::
     for Cna<FLUSH_LOG2, SHUFFLE_REDUCTION, R>
 {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Cna").field("locked", &self.is_held()).finish()
+        f.debug_struct("Cna")
+            .field("locked", &self.is_held())
+            .finish()
     }
 }
 

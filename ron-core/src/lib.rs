@@ -42,6 +42,14 @@
 //! | [`RonPlock`] | RON Algorithm 3: per-slot count + grant | `128 * (S + 1)` | as `NxtRon` |
 //! | [`RonTicket`] | RON Algorithm 2: per-slot ticket lock, route order between slots | `128 * (S + 1)` | mutual exclusion, progress, FIFO in a slot, bound `q + (q+1)(S-1) + 1` |
 //! | [`Ron`] | RON Algorithm 1 with a claim step | `128 * (S + 1)` | mutual exclusion, progress, bound `S - 1` (+1) for claimers |
+//! | [`ShRon`] | compact RON: one word + 2 bits per CPU in a process-wide wait table (column claimed on first contention) | 8 | mutual exclusion, progress, bound `MAX_CPUS_IN_TABLE - 1` (+1) for claimers |
+//! | [`Cna`] | compact NUMA-aware MCS (waiters-only queue, secondary queue, flush threshold, shuffle reduction) | 8 | mutual exclusion, progress, bounded by the flush threshold `2^FLUSH_LOG2` |
+//! | [`CBoMcs`] | cohort lock: per-group MCS + global backoff TAS | `128 * (N + 1)`, 1152 for `N = 8` | mutual exclusion, progress; group turns capped at 65 acquisitions, no global order |
+//! | [`Fsl`] | two-level ticket lock, groups of `G` route neighbours | `128 * (L + 1)`, 2176 for `L = 16` | mutual exclusion, progress, FIFO in a group and between groups |
+//! | [`Mcs`] | MCS queue lock (waiters-only queue; zero-size guard, nest- and forget-safe) | 8 | mutual exclusion, progress, FIFO (bound `q`) |
+//! | [`Ticket`] | FIFO ticket lock | 8 | mutual exclusion, progress, FIFO (bound `q`) |
+//! | [`Ttas`] | test-and-test-and-set (glibc `pthread_spin_lock` shape) | 1 | mutual exclusion, progress; no waiting bound |
+//! | [`Tas`] | test-and-set | 1 | mutual exclusion, progress; no waiting bound |
 //!
 //! ## The CPU hint is only a hint
 //! Locks learn where a thread runs from [`hint`] and map it to a slot
@@ -65,18 +73,28 @@
 
 pub mod groups;
 pub mod hint;
-mod plock;
+pub mod plock;
 mod raw_impl;
 pub mod relax;
 pub mod route;
 pub mod slots;
 mod sync;
 
-mod nxt_ron;
-mod ron;
-mod ron_plock;
+pub mod nxt_ron;
+pub mod ron;
+pub mod ron_plock;
 pub mod ron_raw;
-mod ron_ticket;
+pub mod ron_ticket;
+
+pub mod cbo_mcs;
+pub mod cna;
+pub mod fsl;
+pub mod mcs;
+mod mcs_queue;
+pub mod sh_ron;
+pub mod tas;
+pub mod ticket;
+pub mod ttas;
 
 pub use nxt_ron::NxtRon;
 pub use ron::Ron;
@@ -84,6 +102,15 @@ pub use ron_plock::RonPlock;
 pub use ron_raw::RonRaw;
 pub use ron_ticket::RonTicket;
 pub use slots::SlotToken;
+
+pub use cbo_mcs::CBoMcs;
+pub use cna::Cna;
+pub use fsl::Fsl;
+pub use mcs::Mcs;
+pub use sh_ron::ShRon;
+pub use tas::Tas;
+pub use ticket::Ticket;
+pub use ttas::Ttas;
 
 /// A mutex protected by [`RonRaw`], the recommended RON lock.
 #[cfg(not(loom))]

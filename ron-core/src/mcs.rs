@@ -115,7 +115,9 @@ impl<R: Relax> Default for Mcs<R> {
 
 impl<R: Relax> core::fmt::Debug for Mcs<R> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Mcs").field("locked", &self.is_held()).finish()
+        f.debug_struct("Mcs")
+            .field("locked", &self.is_held())
+            .finish()
     }
 }
 

@@ -174,7 +174,10 @@ impl McsQueue {
         let prev = loop {
             if cur == 0 {
                 // Acquire: pairs with the Release in `release`.
-                match self.state.compare_exchange(0, LOCKED, Ordering::Acquire, Ordering::Relaxed) {
+                match self
+                    .state
+                    .compare_exchange(0, LOCKED, Ordering::Acquire, Ordering::Relaxed)
+                {
                     Ok(_) => return,
                     Err(now) => cur = now,
                 }
@@ -194,7 +197,12 @@ impl McsQueue {
             }
         };
 
-        let mut sec = Secondary { head: 0, tail: 0, local: 0, rng: (me >> 7) as u32 | 1 };
+        let mut sec = Secondary {
+            head: 0,
+            tail: 0,
+            local: 0,
+            rng: (me >> 7) as u32 | 1,
+        };
         if prev != 0 {
             // SAFETY: `prev` was the tail; its owner cannot return before
             // we link (it would need to CAS itself out of the tail, which we
@@ -267,7 +275,11 @@ impl McsQueue {
                 // Waiters behind us and LOCKED clear: only the head sets it.
                 // Acquire: takes the lock (pairs with `release`).
                 let old = self.state.fetch_or(LOCKED, Ordering::Acquire);
-                debug_assert_eq!(old & LOCKED, 0, "only the head sets LOCKED on a queued word");
+                debug_assert_eq!(
+                    old & LOCKED,
+                    0,
+                    "only the head sets LOCKED on a queued word"
+                );
                 break;
             }
             if shuffle && let Some(c) = cna {
@@ -295,7 +307,9 @@ impl McsQueue {
                     // Flush: the secondary queue goes in front of the main one.
                     // SAFETY: `sec.tail` is on our secondary queue, so alive.
                     // Release: the node's owner reads it after becoming head.
-                    unsafe { node(sec.tail) }.next.store(next, Ordering::Release);
+                    unsafe { node(sec.tail) }
+                        .next
+                        .store(next, Ordering::Release);
                     let s = sec.head;
                     sec.head = 0;
                     sec.tail = 0;
@@ -365,7 +379,9 @@ fn reorder(me: &Node, sec: &mut Secondary, group: usize) {
         sec.head = first;
     } else {
         // SAFETY: `sec.tail` is on our secondary queue.
-        unsafe { node(sec.tail) }.next.store(first, Ordering::Relaxed); // as above
+        unsafe { node(sec.tail) }
+            .next
+            .store(first, Ordering::Relaxed); // as above
     }
     sec.tail = last;
     me.next.store(local, Ordering::Relaxed); // as above

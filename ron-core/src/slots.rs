@@ -13,7 +13,7 @@
 //! the padded slots and its updates never invalidate the line a slot's
 //! waiters spin on.
 //!
-//! Each [`Slot`] is 128 bytes (two 64-byte lines, the prefetch pair on x86:
+//! Each slot is 128 bytes (two 64-byte lines, the prefetch pair on x86:
 //! see `crossbeam_utils::CachePadded`): waiters of different slots never
 //! share a line.
 //!

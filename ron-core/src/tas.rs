@@ -109,7 +109,9 @@ impl<R: Relax> Default for Tas<R> {
 
 impl<R: Relax> core::fmt::Debug for Tas<R> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Tas").field("locked", &self.is_held()).finish()
+        f.debug_struct("Tas")
+            .field("locked", &self.is_held())
+            .finish()
     }
 }
 

@@ -139,7 +139,9 @@ impl<R: Relax> Default for Ticket<R> {
 
 impl<R: Relax> core::fmt::Debug for Ticket<R> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Ticket").field("locked", &self.is_held()).finish()
+        f.debug_struct("Ticket")
+            .field("locked", &self.is_held())
+            .finish()
     }
 }
 

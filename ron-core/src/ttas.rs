@@ -110,7 +110,9 @@ impl<R: Relax> Default for Ttas<R> {
 
 impl<R: Relax> core::fmt::Debug for Ttas<R> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Ttas").field("locked", &self.is_held()).finish()
+        f.debug_struct("Ttas")
+            .field("locked", &self.is_held())
+            .finish()
     }
 }
 

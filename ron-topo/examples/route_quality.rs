@@ -3,12 +3,16 @@
 //! mean handover and restarts with other seeds.
 //!
 //! Run: `cargo run --release -p ron-topo --example route_quality`
+//! (add `-- --routes` to print every route found)
 //! (reads `../shared/data` next to the workspace; skips what is absent).
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use ron_topo::{LatencyMatrix, SolveOptions, solve, tsplib};
+use std::sync::atomic::AtomicBool;
+
+use ron_topo::probe::{ProbeOptions, probe};
+use ron_topo::{LatencyMatrix, SolveOptions, Topology, solve, tsplib};
 
 const OPTIMA: &[(&str, f64)] = &[
     ("br17.atsp", 39.0),
@@ -31,10 +35,12 @@ fn data_dir() -> PathBuf {
 }
 
 fn main() {
+    let show_routes = std::env::args().any(|a| a == "--routes");
+    this_machine();
     let data = data_dir();
     if !data.is_dir() {
         println!(
-            "shared data not found at {}; nothing to report",
+            "shared data not found at {}; nothing more to report",
             data.display()
         );
         return;
@@ -90,6 +96,7 @@ fn main() {
             files.extend(v);
         }
     }
+    let mut routes = Vec::new();
     for path in files {
         let name = path
             .strip_prefix(data.join("latency"))
@@ -126,6 +133,7 @@ fn main() {
             );
             best_other = best_other.min(o.cost);
         }
+        routes.push(format!("{name}: {:?}", r.cpu_ids(&m)));
         let fifo = m.fifo_mean();
         let gain = 100.0 * (r.cost - best_other) / r.cost;
         println!(
@@ -138,4 +146,62 @@ fn main() {
             fifo * n as f64 / r.cost,
         );
     }
+    if show_routes {
+        println!("\n## Routes (CPU ids in tour order)\n");
+        for r in routes {
+            println!("{r}");
+        }
+    }
+}
+
+/// Probes this machine (full mode), solves and prints the route.
+fn this_machine() {
+    println!("## This machine\n");
+    let topo = match Topology::detect() {
+        Ok(t) => t,
+        Err(e) => {
+            println!("no topology: {e}\n");
+            return;
+        }
+    };
+    println!("CPU model: {}", ron_topo::calibration::cpu_model());
+    println!(
+        "topology (packages, NUMA nodes, L3 groups, cores) = {:?}, hash {}",
+        topo.counts(),
+        topo.hash_hex()
+    );
+    println!("topology route: {:?}", topo.route());
+    let m = match probe(
+        &topo,
+        &ProbeOptions::default(),
+        &mut |_, _| {},
+        &AtomicBool::new(false),
+    ) {
+        Ok(m) => m,
+        Err(e) => {
+            println!("probe failed: {e}\n");
+            return;
+        }
+    };
+    println!(
+        "probed matrix (ns, {} / {} rounds):\n{}",
+        m.meta().mode,
+        m.meta().rounds,
+        m.to_csv_string()
+    );
+    let opts = SolveOptions {
+        initial: Some(ron_topo::tsp::order_from_cpus(&m, &topo.route())),
+        ..SolveOptions::default()
+    };
+    let r = solve(&m, &opts);
+    let n = m.n();
+    println!(
+        "route {:?}: cost {:.1} ns/lap ({:.2} per handover), identity {:.1}, FIFO mean {:.2} per handover ({:.1} x n)\n",
+        r.cpu_ids(&m),
+        r.cost,
+        r.cost / n as f64,
+        m.identity_cost(),
+        m.fifo_mean(),
+        m.fifo_mean() * n as f64
+    );
 }

@@ -8,7 +8,7 @@
 //!   (sysfs; hwloc with the `hwloc` feature), and the topology-ordered route
 //!   used when nothing was measured;
 //! - [`matrix`]: the [`LatencyMatrix`] (CSV and JSON, validated);
-//! - [`probe`]: measures the matrix by bouncing a cache line between pinned
+//! - [`probe`](mod@probe): measures the matrix by bouncing a cache line between pinned
 //!   threads;
 //! - [`tsp`]: the route solver (Held-Karp for small `n`, iterated Or-opt /
 //!   Or-3opt / 2-opt local search otherwise), valid for asymmetric matrices;

@@ -53,6 +53,22 @@ pub enum MatrixError {
         /// Entries expected (the number of rows).
         expected: usize,
     },
+    /// The number of rows differs from the row length.
+    #[error("latency matrix is not square: {rows} rows of {cols} entries")]
+    RowCount {
+        /// Rows found.
+        rows: usize,
+        /// Entries per row.
+        cols: usize,
+    },
+    /// An index passed to [`LatencyMatrix::submatrix`] is `>= n`.
+    #[error("index {index} out of range for a {n} x {n} matrix")]
+    IndexOutOfRange {
+        /// The index.
+        index: usize,
+        /// Matrix size.
+        n: usize,
+    },
     /// More than [`MAX_N`] rows or columns.
     #[error("latency matrix too large: {n} CPUs (at most {max})")]
     TooLarge {
@@ -397,8 +413,9 @@ impl LatencyMatrix {
     /// Parses CSV from any reader (see [`from_csv_str`](Self::from_csv_str)).
     pub fn from_csv_reader(reader: impl std::io::Read) -> Result<Self, MatrixError> {
         let mut cpus: Option<Vec<usize>> = None;
-        // The `csv` crate cannot hand us comment text, so scan comments here
-        // through a small adapter: we read line-oriented ourselves.
+        // Comments are not stripped by the reader (`comment(None)`): the
+        // `# cpus:` comment carries data, so records starting with `#` are
+        // recognised below.
         let mut rdr = csv::ReaderBuilder::new()
             .has_headers(false)
             .flexible(true)
@@ -463,10 +480,9 @@ impl LatencyMatrix {
         if let Some(w) = width
             && w != rows.len()
         {
-            return Err(MatrixError::NotSquare {
-                row: rows.len().min(w),
-                len: w,
-                expected: rows.len(),
+            return Err(MatrixError::RowCount {
+                rows: rows.len(),
+                cols: w,
             });
         }
         let mut m = Self::from_rows(rows)?;
@@ -539,10 +555,9 @@ impl LatencyMatrix {
         for &i in idx {
             let mut row = Vec::with_capacity(idx.len());
             for &j in idx {
-                row.push(self.try_get(i, j).ok_or(MatrixError::NotSquare {
-                    row: i,
-                    len: self.n,
-                    expected: i + 1,
+                row.push(self.try_get(i, j).ok_or(MatrixError::IndexOutOfRange {
+                    index: i.max(j),
+                    n: self.n,
                 })?);
             }
             rows.push(row);
@@ -642,11 +657,19 @@ mod tests {
         assert!(matches!(LatencyMatrix::from_csv_str(""), Err(E::Empty)));
         assert!(matches!(
             LatencyMatrix::from_csv_str("0,1\n1,0\n1,1\n"),
-            Err(E::NotSquare { .. })
+            Err(E::RowCount { rows: 3, cols: 2 })
+        ));
+        assert!(matches!(
+            LatencyMatrix::from_csv_str("0,1\n1\n"),
+            Err(E::NotSquare {
+                row: 1,
+                len: 1,
+                expected: 2
+            })
         ));
         assert!(matches!(
             LatencyMatrix::from_csv_str("0,1,2\n1,0,2\n"),
-            Err(E::NotSquare { .. })
+            Err(E::RowCount { rows: 2, cols: 3 })
         ));
         assert!(matches!(
             LatencyMatrix::from_csv_str("0,NaN\n1,0\n"),

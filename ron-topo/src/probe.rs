@@ -120,6 +120,13 @@ enum Wait {
     Stalled,
 }
 
+/// Asks the other side of a pair to give up.
+fn raise(flag: &AtomicBool) {
+    // Relaxed: an advisory stop flag; nothing is published with it, and a
+    // late read only delays the other side's stop by one check.
+    flag.store(true, Ordering::Relaxed);
+}
+
 /// Spins until `line` holds `want`.
 #[inline]
 fn wait_for(line: &AtomicU64, want: u64, cancel: &AtomicBool, abort: &AtomicBool) -> Wait {
@@ -130,12 +137,13 @@ fn wait_for(line: &AtomicU64, want: u64, cancel: &AtomicBool, abort: &AtomicBool
     while line.load(Ordering::Acquire) != want {
         std::hint::spin_loop();
         spins = spins.wrapping_add(1);
-        if spins % 4096 == 0 {
+        if spins.is_multiple_of(4096) {
             // Relaxed: the flags are advisory stop requests; a late read
             // only delays the stop by one more check.
             if cancel.load(Ordering::Relaxed) {
                 return Wait::Cancelled;
             }
+            // Relaxed: as above.
             if abort.load(Ordering::Relaxed) {
                 return Wait::Stalled;
             }
@@ -163,8 +171,7 @@ fn measure_pair(
     std::thread::scope(|s| {
         let responder = s.spawn(move || -> Result<(), ProbeError> {
             if !core_affinity::set_for_current(core_affinity::CoreId { id: b }) {
-                // Relaxed: advisory stop flag (see `wait_for`).
-                abort.store(true, Ordering::Relaxed);
+                raise(abort);
                 return Err(ProbeError::PinFailed(b));
             }
             for r in 0..trips {
@@ -172,7 +179,7 @@ fn measure_pair(
                     Wait::Ok => {}
                     Wait::Cancelled => return Err(ProbeError::Cancelled),
                     Wait::Stalled => {
-                        abort.store(true, Ordering::Relaxed);
+                        raise(abort);
                         return Err(ProbeError::Stalled { from: a, to: b });
                     }
                 }
@@ -183,7 +190,7 @@ fn measure_pair(
         });
         let initiator = s.spawn(move || -> Result<Vec<f64>, ProbeError> {
             if !core_affinity::set_for_current(core_affinity::CoreId { id: a }) {
-                abort.store(true, Ordering::Relaxed);
+                raise(abort);
                 return Err(ProbeError::PinFailed(a));
             }
             let mut samples = Vec::with_capacity(opts.rounds as usize);
@@ -197,7 +204,7 @@ fn measure_pair(
                         Wait::Ok => {}
                         Wait::Cancelled => return Err(ProbeError::Cancelled),
                         Wait::Stalled => {
-                            abort.store(true, Ordering::Relaxed);
+                            raise(abort);
                             return Err(ProbeError::Stalled { from: a, to: b });
                         }
                     }
@@ -322,7 +329,10 @@ pub fn probe(
             .collect();
         let fill = median(vals);
         for &(i, j) in members {
-            rows[i][j] = measured.get(&(i, j)).copied().unwrap_or(fill);
+            // Rounded to 0.01 ns: finer digits are noise and would make
+            // the CSV/JSON output needlessly long.
+            let v = measured.get(&(i, j)).copied().unwrap_or(fill);
+            rows[i][j] = (v * 100.0).round() / 100.0;
         }
     }
     let meta = MatrixMeta {

@@ -93,6 +93,7 @@ pub fn parse(text: &str) -> Result<TsplibInstance, TsplibError> {
     let mut section: Option<&'static str> = None;
     let mut numbers: Vec<f64> = Vec::new();
     let mut expected = 0usize;
+    let mut data_kind: Option<&'static str> = None;
     for line in text.lines() {
         let line = line.trim();
         if line.is_empty() {
@@ -114,35 +115,36 @@ pub fn parse(text: &str) -> Result<TsplibInstance, TsplibError> {
             section = Some("skip");
             continue;
         }
-        if section.is_none()
-            || !line.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '.' || c == '+')
+        let numeric =
+            line.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '.' || c == '+');
+        if (section.is_none() || !numeric)
+            && let Some((k, v)) = line.split_once(':')
         {
-            if let Some((k, v)) = line.split_once(':') {
-                let v = v.trim().to_string();
-                match k.trim().to_ascii_uppercase().as_str() {
-                    "NAME" => name = v,
-                    "TYPE" => kind = v.to_ascii_uppercase(),
-                    "DIMENSION" => {
-                        let d: usize = v
-                            .parse()
-                            .map_err(|_| TsplibError::BadDimension(v.clone()))?;
-                        if d == 0 || d > MAX_N {
-                            return Err(TsplibError::BadDimension(v));
-                        }
-                        dim = Some(d);
+            let v = v.trim().to_string();
+            match k.trim().to_ascii_uppercase().as_str() {
+                "NAME" => name = v,
+                "TYPE" => kind = v.to_ascii_uppercase(),
+                "DIMENSION" => {
+                    let d: usize = v
+                        .parse()
+                        .map_err(|_| TsplibError::BadDimension(v.clone()))?;
+                    if d == 0 || d > MAX_N {
+                        return Err(TsplibError::BadDimension(v));
                     }
-                    "EDGE_WEIGHT_TYPE" => wtype = v.to_ascii_uppercase(),
-                    "EDGE_WEIGHT_FORMAT" => wformat = v.to_ascii_uppercase(),
-                    _ => {}
+                    dim = Some(d);
                 }
-                section = None;
-                continue;
+                "EDGE_WEIGHT_TYPE" => wtype = v.to_ascii_uppercase(),
+                "EDGE_WEIGHT_FORMAT" => wformat = v.to_ascii_uppercase(),
+                _ => {}
             }
+            section = None;
+            continue;
         }
         match section {
             Some("weights") | Some("coords") => {
                 let n = dim.ok_or(TsplibError::MissingHeader("DIMENSION"))?;
                 if expected == 0 {
+                    data_kind = section;
                     expected = if section == Some("coords") {
                         3 * n
                     } else {
@@ -170,10 +172,29 @@ pub fn parse(text: &str) -> Result<TsplibInstance, TsplibError> {
             value: kind,
         });
     }
-    if numbers.len() < expected || expected == 0 {
+    // Recompute what the final header asks for: a later header line may
+    // have changed DIMENSION or the format after the data section began.
+    let (want_kind, need) = match wtype.as_str() {
+        "EUC_2D" => ("coords", 3 * n),
+        "EXPLICIT" => ("weights", weight_count(&wformat, n)?),
+        other => {
+            return Err(TsplibError::Unsupported {
+                key: "EDGE_WEIGHT_TYPE",
+                value: other.to_string(),
+            });
+        }
+    };
+    if data_kind != Some(want_kind) {
+        return Err(TsplibError::MissingHeader(if want_kind == "coords" {
+            "NODE_COORD_SECTION"
+        } else {
+            "EDGE_WEIGHT_SECTION"
+        }));
+    }
+    if numbers.len() < need {
         return Err(TsplibError::TooShort {
             found: numbers.len(),
-            expected: expected.max(1),
+            expected: need,
         });
     }
     let mut rows = vec![vec![0.0; n]; n];
@@ -218,7 +239,13 @@ pub fn parse(text: &str) -> Result<TsplibInstance, TsplibError> {
                         }
                     }
                 }
-                _ => unreachable_format()?,
+                other => {
+                    // weight_count() accepted only the formats above.
+                    return Err(TsplibError::Unsupported {
+                        key: "EDGE_WEIGHT_FORMAT",
+                        value: other.to_string(),
+                    });
+                }
             }
             for (i, row) in rows.iter_mut().enumerate() {
                 row[i] = 0.0;
@@ -240,10 +267,6 @@ pub fn parse(text: &str) -> Result<TsplibInstance, TsplibError> {
         asymmetric: kind == "ATSP",
         matrix,
     })
-}
-
-fn unreachable_format() -> Result<(), TsplibError> {
-    Err(TsplibError::MissingHeader("EDGE_WEIGHT_FORMAT"))
 }
 
 fn weight_count(format: &str, n: usize) -> Result<usize, TsplibError> {

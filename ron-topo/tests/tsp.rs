@@ -24,19 +24,17 @@ fn data_dir() -> Option<PathBuf> {
 
 fn random_matrix(n: usize, seed: u64, symmetric: bool) -> LatencyMatrix {
     let mut rng = Pcg64Mcg::seed_from_u64(seed);
-    let mut rows = vec![vec![0.0; n]; n];
-    for i in 0..n {
-        for j in 0..n {
-            if i != j && (!symmetric || j > i) {
-                let v = f64::from(rng.random_range(1u32..1000));
-                rows[i][j] = v;
-                if symmetric {
-                    rows[j][i] = v;
-                }
+    let mut w: Vec<f64> = (0..n * n)
+        .map(|_| f64::from(rng.random_range(1u32..1000)))
+        .collect();
+    if symmetric {
+        for i in 0..n {
+            for j in 0..i {
+                w[i * n + j] = w[j * n + i];
             }
         }
     }
-    LatencyMatrix::from_rows(rows).unwrap()
+    LatencyMatrix::from_fn(n, |i, j| if i == j { 0.0 } else { w[i * n + j] }).unwrap()
 }
 
 /// Deterministic ILS options: the iteration limit binds, never the clock.

@@ -65,3 +65,20 @@ fn shipped_instances_parse() {
     );
     assert!(r.cost >= 39.0);
 }
+
+#[test]
+fn mismatched_sections_are_errors() {
+    let bad = [
+        // EUC_2D with a weight section (too few numbers for coordinates).
+        "TYPE: TSP\nDIMENSION: 2\nEDGE_WEIGHT_TYPE: EUC_2D\nEDGE_WEIGHT_FORMAT: FULL_MATRIX\nEDGE_WEIGHT_SECTION\n0 1 1 0\n",
+        // DIMENSION grows after the data.
+        "TYPE: TSP\nDIMENSION: 2\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n1 0 0\n2 1 1\nDIMENSION: 3\n",
+        // EXPLICIT with coordinates only.
+        "TYPE: TSP\nDIMENSION: 2\nEDGE_WEIGHT_TYPE: EXPLICIT\nEDGE_WEIGHT_FORMAT: FULL_MATRIX\nNODE_COORD_SECTION\n1 0 0\n2 1 1\n",
+        // Coordinates that overflow to infinity.
+        "TYPE: TSP\nDIMENSION: 2\nEDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n1 1e308 0\n2 -1e308 1\n",
+    ];
+    for b in bad {
+        assert!(tsplib::parse(b).is_err(), "{b:?}");
+    }
+}

@@ -107,6 +107,8 @@ pub struct RunStats {
     pub latency: Percentiles,
     /// Mean handover time in ns (0 when no handover was counted).
     pub handover_ns: f64,
+    /// Median handover time in ns (robust to a preempted holder).
+    pub handover_p50_ns: f64,
     /// Number of handovers counted.
     pub handovers: u64,
     /// Whether the shared data's final state matched the number of
@@ -158,6 +160,7 @@ struct ThreadOut {
     measured: u64,
     all: u64,
     hist: hdrhistogram::Histogram<u64>,
+    ho_hist: hdrhistogram::Histogram<u64>,
     handover_ticks: u64,
     handovers: u64,
 }
@@ -197,6 +200,7 @@ where
                         measured: 0,
                         all: 0,
                         hist: metrics::tick_histogram(),
+                        ho_hist: metrics::tick_histogram(),
                         handover_ticks: 0,
                         handovers: 0,
                     };
@@ -219,7 +223,9 @@ where
                                 && g.last_owner != usize::MAX
                                 && t0 <= g.last_exit
                             {
-                                out.handover_ticks += t1.saturating_sub(g.last_exit);
+                                let ho = t1.saturating_sub(g.last_exit);
+                                out.handover_ticks += ho;
+                                out.ho_hist.saturating_record(ho.max(1));
                                 out.handovers += 1;
                             }
                         }
@@ -252,12 +258,14 @@ where
 
     let tpn = clock::ticks_per_ns();
     let mut hist = metrics::tick_histogram();
+    let mut ho_hist = metrics::tick_histogram();
     let mut ho_ticks = 0u64;
     let mut handovers = 0u64;
     let mut all = 0u64;
     for o in &outs {
         // Same bounds on both sides: adding cannot fail.
         let _ = hist.add(&o.hist);
+        let _ = ho_hist.add(&o.ho_hist);
         ho_ticks += o.handover_ticks;
         handovers += o.handovers;
         all += o.all;
@@ -271,6 +279,7 @@ where
         } else {
             0.0
         },
+        handover_p50_ns: metrics::percentiles(&ho_hist, tpn).p50_ns,
         handovers,
         exclusion_ok: true,
     };

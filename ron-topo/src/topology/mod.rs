@@ -3,7 +3,7 @@
 //!
 //! Sources: Linux sysfs ([`Topology::from_sysfs`], the default, no system
 //! library) and, with the `hwloc` feature, hwloc through hwlocality
-//! ([`Topology::from_hwloc`]). Both produce the same normalised form, so they
+//! (`Topology::from_hwloc`). Both produce the same normalised form, so they
 //! can be compared with `==`:
 //!
 //! - `package` and `numa_node` are the OS's ids;

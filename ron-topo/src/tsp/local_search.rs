@@ -27,7 +27,7 @@
 //! ILS: from the local optimum, apply a random kick, re-optimise only
 //! around the touched nodes, and keep the result if it is no worse than the
 //! current tour (equal cost is accepted to drift across plateaus, common in
-//! latency matrices) or within [`ACCEPT_SLACK`] of the best. The kick is a
+//! latency matrices) or within 0.15 mean edges (`ACCEPT_SLACK`) of the best. The kick is a
 //! local *double bridge* generalised to three short segments: `a S1 S2 S3`
 //! becomes `a S3 S2 S1` (orientation kept). The plain double bridge
 //! `A B C D -> A C B D` is itself one Or-3opt move, so the local search
@@ -43,11 +43,13 @@ use rand_pcg::Pcg64Mcg;
 
 /// Length of the longest Or-opt segment.
 const OR_OPT_MAX: usize = 3;
-/// Acceptance threshold of the ILS: a kicked tour is kept when it is no
-/// worse than the current one, or within this fraction of the best tour
-/// (a small drift that lets the search leave deep local optima; ft70 and
-/// ftv47 needed it). The best tour is kept separately.
-const ACCEPT_SLACK: f64 = 0.002;
+/// Acceptance threshold of the ILS, as a fraction of the best tour's mean
+/// edge: a kicked tour is kept when it is no worse than the current one, or
+/// within this slack of the best tour (a small drift that lets the search
+/// leave deep local optima; ft70 needed it). The best tour is kept apart.
+/// Tuned on the TSPLIB and recorded CPU matrices: 0 leaves ft70 0.09 %
+/// above optimum on most seeds, 0.15 finds the optimum or within 0.01 %.
+const ACCEPT_SLACK: f64 = 0.15;
 /// Longest segment moved by a kick.
 const KICK_MAX_SEGMENT: usize = 30;
 
@@ -529,7 +531,7 @@ pub(crate) fn iterated_local_search(
         s.kick(&mut rng);
         s.optimize();
         let c = s.cost();
-        let thr = best_cost * ACCEPT_SLACK;
+        let thr = best_cost * ACCEPT_SLACK / n as f64;
         if c <= cur_cost + s.eps || c <= best_cost + thr {
             cur.clear();
             cur.extend_from_slice(s.tour());

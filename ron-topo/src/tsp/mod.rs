@@ -20,7 +20,7 @@
 //! result depends only on the matrix and the seed.
 
 mod held_karp;
-mod local_search;
+pub mod local_search;
 
 use std::time::{Duration, Instant};
 
@@ -50,7 +50,8 @@ impl Route {
 /// Options of [`solve`].
 #[derive(Debug, Clone)]
 pub struct SolveOptions {
-    /// Wall-clock budget for the iterated local search.
+    /// Wall-clock budget of the whole call (the search stops slightly early
+    /// to stay within it; Held-Karp instances ignore it).
     pub time_limit: Duration,
     /// Seed of the kick generator.
     pub seed: u64,
@@ -91,6 +92,29 @@ pub fn is_permutation(p: &[usize], n: usize) -> bool {
         seen[x] = true;
     }
     true
+}
+
+/// The topology order as a start tour over `m`'s indices: the matrix
+/// indices sorted by their CPU's position in `cpu_route` (e.g.
+/// [`crate::Topology::route`]); CPUs the route does not name follow in
+/// index order. Pass it as [`SolveOptions::initial`].
+///
+/// ```
+/// let m = ron_topo::LatencyMatrix::from_fn(3, |i, j| (i != j) as u8 as f64)
+///     .unwrap()
+///     .with_cpus(vec![4, 2, 9])
+///     .unwrap();
+/// assert_eq!(ron_topo::tsp::order_from_cpus(&m, &[9, 4]), vec![2, 0, 1]);
+/// ```
+pub fn order_from_cpus(m: &LatencyMatrix, cpu_route: &[usize]) -> Vec<usize> {
+    let rank: std::collections::HashMap<usize, usize> =
+        cpu_route.iter().enumerate().map(|(p, &c)| (c, p)).collect();
+    let mut idx: Vec<usize> = (0..m.n()).collect();
+    idx.sort_by_key(|&i| {
+        let cpu = m.cpus().get(i).copied().unwrap_or(usize::MAX);
+        (rank.get(&cpu).copied().unwrap_or(usize::MAX), i)
+    });
+    idx
 }
 
 /// Rotates `order` so it starts at index 0.
@@ -150,7 +174,11 @@ pub fn solve(m: &LatencyMatrix, opts: &SolveOptions) -> Route {
             cost: r.cost,
         };
     }
-    let deadline = Instant::now() + opts.time_limit;
+    // The ILS checks the clock once per iteration and a final pass follows,
+    // so it aims 2 % (at most 20 ms) early to keep the whole call within
+    // `time_limit`.
+    let margin = (opts.time_limit / 50).min(Duration::from_millis(20));
+    let deadline = Instant::now() + opts.time_limit.saturating_sub(margin);
     // Constructive start.
     let mut best: Vec<usize> = (0..n).collect();
     let mut best_cost = m.tour_cost(&best);

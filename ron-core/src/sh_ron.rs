@@ -1,0 +1,504 @@
+//! [`ShRon`]: the compact RON (shRON). The lock is one 8-byte word; the
+//! per-CPU waiting flags of all `ShRon` locks live in one process-wide
+//! *wait table*.
+//!
+//! The table has [`MAX_CPUS_IN_TABLE`] rows (one per CPU hint, modulo) and
+//! one *column* per contended lock: 2 bits per lock per row (`PENDING`,
+//! `GRANTED`), 32 locks per 64-bit word. A lock claims a column lazily, on
+//! its first contended acquisition (a CAS of the column index into the lock
+//! word), and gives it back in `Drop`.
+//!
+//! * lock: fast path `fetch_or(IN_USE)`. Slow path: get the lock's column;
+//!   *claim* the caller's row (`fetch_or(PENDING)` that finds it clear) and
+//!   count itself in the lock word; loop { `GRANTED` set in our row => owner;
+//!   `IN_USE` clear => take it by `fetch_or` => owner }. A thread that cannot
+//!   claim its row (another thread on the same CPU hint already waits there)
+//!   waits on `IN_USE` alone (TTAS), exactly like a thread whose lock has no
+//!   column because the table is full.
+//! * unlock: if the lock word counts claimed waiters, scan the rows after
+//!   the acquirer's row (its own last) for a `PENDING` bit of this column
+//!   and set its `GRANTED` bit, keeping `IN_USE` set; otherwise (or if no
+//!   row is pending) clear `IN_USE`.
+//!
+//! ## Lock word
+//! | bits | meaning | written by |
+//! |---|---|---|
+//! | 0 | `IN_USE`: held, or granted and about to be taken by the grantee | set by `fetch_or` from clear; cleared by the holder |
+//! | 1..32 | number of claimed waiters (a hint for the unlock scan) | `+1` after claiming, `-1` on acquisition |
+//! | 32..64 | column + 1, or 0 for none | CAS once from 0; reset in `Drop` |
+//!
+//! ## Table bits (row `r`, this lock's column)
+//! | `IN_USE` | `PENDING` | `GRANTED` | meaning |
+//! |---|---|---|---|
+//! | any | 0 | 0 | nobody claimed row `r` |
+//! | any | 1 | 0 | `r`'s claimer waits (only it may clear the bits) |
+//! | 1 | 1 | 1 | the holder handed the lock to `r`'s claimer, who owns it now |
+//!
+//! `GRANTED` is set only by the holder, only over `PENDING`, only while
+//! `IN_USE` stays set; only the claimer reads it. A claimer leaves only by
+//! the grant or by taking `IN_USE` from clear, which is impossible while a
+//! grant is pending, so at any moment the holder, the pending grant or
+//! nobody owns the lock (the claim step of [`Ron`](crate::Ron)).
+//!
+//! ## Table capacity
+//! With `std` the table grows on demand: pages of 32 columns (2 KiB with
+//! 256 rows) are allocated when first used and never freed (up to
+//! [`MAX_COLUMNS`] simultaneously contended locks). Without `std` the table
+//! is a fixed static of [`MAX_COLUMNS`] columns. When no column is free the
+//! lock works as a TTAS lock (waiters spin on `IN_USE`) and asks again on
+//! its next contended acquisition. Allocation happens only on the slow path.
+//!
+//! A lock forgotten with `mem::forget` (the lock itself) leaks its column.
+//! Dropping a held lock (allowed by lock_api 0.5 when it is exclusively
+//! owned) gives its column back, as any drop does.
+//!
+//! ## Guarantees
+//! * Mutual exclusion, under any schedule and hint (several threads per CPU,
+//!   migration, garbage ids).
+//! * Progress.
+//! * Bounded waiting for claimers: at most `MAX_CPUS_IN_TABLE - 1` other
+//!   grants plus one racing fast-path acquisition. Threads that could not
+//!   claim (shared row, full table) have no bound.
+//!
+//! ## Cost
+//! Bytes per lock: **8**. Per process: the table (std: 24 KiB of page
+//! pointers and column bitmap plus 2 KiB per 32 contended locks; no_std:
+//! `MAX_COLUMNS / 32` pages of 2 KiB, statically). Uncontended lock +
+//! unlock: one `fetch_or`, one load, one `fetch_and`.
+//!
+//! ```
+//! use ron_core::ShRon;
+//! let m: lock_api::Mutex<ShRon, u64> = lock_api::Mutex::new(0);
+//! std::thread::scope(|s| {
+//!     for _ in 0..4 {
+//!         s.spawn(|| for _ in 0..500 { *m.lock() += 1 });
+//!     }
+//! });
+//! assert_eq!(*m.lock(), 2000);
+//! ```
+
+use core::marker::PhantomData;
+
+use crate::relax::{DefaultRelax, Relax};
+use crate::slots::SlotToken;
+use crate::sync::{AtomicU32, AtomicU64, Ordering};
+
+/// Rows of the wait table: CPU hints map to row `cpu % MAX_CPUS_IN_TABLE`.
+#[cfg(not(loom))]
+pub const MAX_CPUS_IN_TABLE: usize = 256;
+/// Rows of the wait table (small under loom).
+#[cfg(loom)]
+pub const MAX_CPUS_IN_TABLE: usize = 2;
+
+/// Columns per page (64-bit word per row, 2 bits per column).
+const PAGE_COLUMNS: usize = 32;
+
+/// The most locks that can hold a column at once (std: grown on demand).
+#[cfg(all(feature = "std", not(loom)))]
+pub const MAX_COLUMNS: usize = 65536;
+/// The most locks that can hold a column at once (no_std: a fixed table).
+#[cfg(all(not(feature = "std"), not(loom)))]
+pub const MAX_COLUMNS: usize = 128;
+/// The most locks that can hold a column at once (loom).
+#[cfg(loom)]
+pub const MAX_COLUMNS: usize = 32;
+
+const PAGES: usize = MAX_COLUMNS / PAGE_COLUMNS;
+
+const IN_USE: u64 = 1;
+const ONE_WAITER: u64 = 2;
+const COUNT_MASK: u64 = 0xFFFF_FFFE;
+const COL_SHIFT: u32 = 32;
+
+/// One page of the table: a word per row, 32 columns per word.
+struct Page {
+    rows: [AtomicU64; MAX_CPUS_IN_TABLE],
+}
+
+impl Page {
+    crate::sync::const_fn_unless_loom! {
+        fn new() -> Self {
+            Page { rows: crate::sync::array_init!(MAX_CPUS_IN_TABLE, AtomicU64::new(0)) }
+        }
+    }
+}
+
+/// The process-wide wait table (one is a static; loom models make their own).
+#[doc(hidden)]
+pub struct ShTable {
+    /// Per page, which of its 32 columns are taken.
+    used: [AtomicU32; PAGES],
+    /// Per page, the address of its `Box<Page>` or 0 (allocated on demand).
+    #[cfg(feature = "std")]
+    pages: [crate::sync::AtomicUsize; PAGES],
+    #[cfg(not(feature = "std"))]
+    pages: [Page; PAGES],
+}
+
+#[cfg(not(loom))]
+static TABLE: ShTable = ShTable::new();
+
+impl ShTable {
+    crate::sync::const_fn_unless_loom! {
+        /// An empty table.
+        pub fn new() -> Self {
+            ShTable {
+                used: crate::sync::array_init!(PAGES, AtomicU32::new(0)),
+                #[cfg(feature = "std")]
+                pages: crate::sync::array_init!(PAGES, crate::sync::AtomicUsize::new(0)),
+                #[cfg(not(feature = "std"))]
+                pages: crate::sync::array_init!(PAGES, Page::new()),
+            }
+        }
+    }
+
+    /// Claims a free column, or `None` when the table is full.
+    fn alloc(&self) -> Option<usize> {
+        for p in 0..PAGES {
+            // Relaxed: a guess for the CAS.
+            let mut u = self.used[p].load(Ordering::Relaxed);
+            while u != u32::MAX {
+                let bit = (!u).trailing_zeros();
+                // AcqRel: Acquire orders us after the `free` (Release) that
+                // returned this column with its bits cleared.
+                match self.used[p].compare_exchange_weak(
+                    u,
+                    u | 1 << bit,
+                    Ordering::AcqRel,
+                    Ordering::Relaxed,
+                ) {
+                    Ok(_) => {
+                        #[cfg(feature = "std")]
+                        self.ensure_page(p);
+                        return Some(p * PAGE_COLUMNS + bit as usize);
+                    }
+                    Err(now) => u = now,
+                }
+            }
+        }
+        None
+    }
+
+    #[cfg(feature = "std")]
+    fn ensure_page(&self, p: usize) {
+        // Acquire: pairs with the Release CAS below (page contents visible).
+        if self.pages[p].load(Ordering::Acquire) != 0 {
+            return;
+        }
+        let page = std::boxed::Box::into_raw(std::boxed::Box::new(Page::new()));
+        let addr = page.expose_provenance();
+        // Release: publishes the page's initialization; Acquire on failure
+        // for the winner's.
+        if self.pages[p]
+            .compare_exchange(0, addr, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
+        {
+            // SAFETY: we allocated `page` above and never published it.
+            drop(unsafe { std::boxed::Box::from_raw(page) });
+        }
+    }
+
+    /// The page holding column `col`, if it exists.
+    #[inline]
+    fn page(&self, col: usize) -> Option<&Page> {
+        let p = col / PAGE_COLUMNS;
+        #[cfg(feature = "std")]
+        {
+            // Acquire: pairs with the Release CAS in `ensure_page`.
+            let addr = self.pages.get(p)?.load(Ordering::Acquire);
+            if addr == 0 {
+                return None;
+            }
+            // SAFETY: non-zero entries are leaked `Box<Page>` addresses
+            // (exposed in `ensure_page`), freed only when the table drops,
+            // which outlives every lock using it.
+            Some(unsafe { &*core::ptr::with_exposed_provenance::<Page>(addr) })
+        }
+        #[cfg(not(feature = "std"))]
+        self.pages.get(p)
+    }
+
+    /// Returns column `col`: clears its bits in every row, frees it.
+    fn free(&self, col: usize) {
+        if let Some(page) = self.page(col) {
+            let mask = 3u64 << (2 * (col % PAGE_COLUMNS));
+            for row in &page.rows {
+                // Relaxed: no waiter exists (the lock is exclusively owned);
+                // the bits should already be clear, this is belt and braces.
+                if row.load(Ordering::Relaxed) & mask != 0 {
+                    row.fetch_and(!mask, Ordering::Relaxed);
+                }
+            }
+        }
+        // Release: orders the clearing above before the column's next user.
+        self.used[col / PAGE_COLUMNS].fetch_and(!(1 << (col % PAGE_COLUMNS)), Ordering::Release);
+    }
+}
+
+#[cfg(feature = "std")]
+impl Drop for ShTable {
+    fn drop(&mut self) {
+        for p in &self.pages {
+            let addr = p.load(Ordering::Relaxed); // exclusive access
+            if addr != 0 {
+                // SAFETY: a `Box<Page>` leaked by `ensure_page`; no lock can
+                // use the table any more (we have `&mut self`).
+                drop(unsafe {
+                    std::boxed::Box::from_raw(core::ptr::with_exposed_provenance_mut::<Page>(addr))
+                });
+            }
+        }
+    }
+}
+
+#[cfg(not(loom))]
+impl Default for ShTable {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The compact RON lock: one word plus a share of the process-wide wait
+/// table; see the [module docs](self).
+pub struct ShRon<R: Relax = DefaultRelax> {
+    word: AtomicU64,
+    #[cfg(loom)]
+    table: &'static ShTable,
+    _relax: PhantomData<fn() -> R>,
+}
+
+#[inline]
+fn row_hint() -> usize {
+    crate::hint::current_cpu() % MAX_CPUS_IN_TABLE
+}
+
+impl<R: Relax> ShRon<R> {
+    /// A new, unlocked lock (no column until its first contention).
+    #[cfg(not(loom))]
+    pub const fn new() -> Self {
+        ShRon {
+            word: AtomicU64::new(0),
+            _relax: PhantomData,
+        }
+    }
+
+    /// A new lock using `table` (loom models give each model its own table).
+    #[cfg(loom)]
+    #[doc(hidden)]
+    pub fn new_in(table: &'static ShTable) -> Self {
+        ShRon {
+            word: AtomicU64::new(0),
+            table,
+            _relax: PhantomData,
+        }
+    }
+
+    #[inline]
+    fn table(&self) -> &'static ShTable {
+        #[cfg(loom)]
+        return self.table;
+        #[cfg(not(loom))]
+        &TABLE
+    }
+
+    /// Acquires the lock, waiting in the caller's row (from the CPU hint).
+    #[inline]
+    pub fn acquire(&self) -> SlotToken {
+        if self.try_fast() {
+            return SlotToken::NONE;
+        }
+        self.acquire_slow(row_hint())
+    }
+
+    /// Acquires the lock waiting in row `row % MAX_CPUS_IN_TABLE` (any value
+    /// is safe).
+    pub fn acquire_in(&self, row: usize) -> SlotToken {
+        if self.try_fast() {
+            return SlotToken::NONE;
+        }
+        self.acquire_slow(row % MAX_CPUS_IN_TABLE)
+    }
+
+    #[inline]
+    fn try_fast(&self) -> bool {
+        // Acquire: pairs with the Release `fetch_and` in `release`. Setting
+        // an already-set bit changes nothing, so a failed attempt is harmless.
+        self.word.fetch_or(IN_USE, Ordering::Acquire) & IN_USE == 0
+    }
+
+    /// Takes the lock if it is free; never claims a row.
+    #[inline]
+    pub fn try_acquire(&self) -> Option<SlotToken> {
+        self.try_fast().then_some(SlotToken::NONE)
+    }
+
+    /// This lock's column, claiming one if it has none (`None`: table full).
+    fn column(&self) -> Option<usize> {
+        // Acquire: pairs with the installing CAS, so the column's page is
+        // visible.
+        let mut cur = self.word.load(Ordering::Acquire);
+        if cur >> COL_SHIFT != 0 {
+            return Some((cur >> COL_SHIFT) as usize - 1);
+        }
+        let col = self.table().alloc()?;
+        loop {
+            // AcqRel: Release publishes the page we ensured; Acquire on
+            // failure reads another installer's column (and its page).
+            match self.word.compare_exchange_weak(
+                cur,
+                cur | ((col as u64 + 1) << COL_SHIFT),
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return Some(col),
+                Err(now) if now >> COL_SHIFT != 0 => {
+                    self.table().free(col);
+                    return Some((now >> COL_SHIFT) as usize - 1);
+                }
+                Err(now) => cur = now,
+            }
+        }
+    }
+
+    #[cold]
+    fn acquire_slow(&self, row: usize) -> SlotToken {
+        // Claim our row in the lock's column, if there is one.
+        let claim = self.column().and_then(|col| {
+            let page = self.table().page(col)?;
+            let pending = 1u64 << (2 * (col % PAGE_COLUMNS));
+            let w = &page.rows[row];
+            // Relaxed: claiming transfers no data; it makes this thread the
+            // one reader of the row's grant bit.
+            if w.fetch_or(pending, Ordering::Relaxed) & pending != 0 {
+                return None; // another thread waits in this row
+            }
+            // Relaxed: the count is only a hint for the unlock scan.
+            self.word.fetch_add(ONE_WAITER, Ordering::Relaxed);
+            Some((w, pending))
+        });
+        let mut relax = R::default();
+        loop {
+            if let Some((w, pending)) = claim {
+                // Acquire: pairs with the holder's Release `fetch_or` of GRANTED.
+                if w.load(Ordering::Acquire) & (pending << 1) != 0 {
+                    self.unclaim(w, pending);
+                    return SlotToken::at(row);
+                }
+            }
+            // Relaxed peek before the RMW (which has the Acquire).
+            if self.word.load(Ordering::Relaxed) & IN_USE == 0 && self.try_fast() {
+                // No grant can be pending for us: a grant keeps IN_USE set
+                // until its claimer takes it, and we found IN_USE clear.
+                if let Some((w, pending)) = claim {
+                    self.unclaim(w, pending);
+                }
+                return SlotToken::at(row);
+            }
+            relax.relax();
+        }
+    }
+
+    /// The claimer, now owner, clears its bits and its count (before its
+    /// own unlock can look at them).
+    #[inline]
+    fn unclaim(&self, w: &AtomicU64, pending: u64) {
+        // Relaxed: only this claimer touches these bits now; the next
+        // holder's scan is ordered after by the lock's Release/Acquire.
+        w.fetch_and(!(pending | pending << 1), Ordering::Relaxed);
+        self.word.fetch_sub(ONE_WAITER, Ordering::Relaxed); // a hint, as above
+    }
+
+    /// Releases the lock: grants the next claimed row after the acquirer's
+    /// (its own last), or frees the lock.
+    ///
+    /// # Safety
+    /// The caller holds the lock, acquired with `token`'s acquisition.
+    #[inline]
+    pub unsafe fn release(&self, token: SlotToken) {
+        // Relaxed: the count is a hint; a claimer it misses still polls IN_USE.
+        let cur = self.word.load(Ordering::Relaxed);
+        if cur & COUNT_MASK != 0 && cur >> COL_SHIFT != 0 && self.grant_next(cur, token) {
+            return;
+        }
+        // Release: publishes the critical section to the next owner.
+        self.word.fetch_and(!IN_USE, Ordering::Release);
+    }
+
+    #[cold]
+    fn grant_next(&self, cur: u64, token: SlotToken) -> bool {
+        let col = (cur >> COL_SHIFT) as usize - 1;
+        let Some(page) = self.table().page(col) else {
+            return false;
+        };
+        let pending = 1u64 << (2 * (col % PAGE_COLUMNS));
+        let from = match token.slot() {
+            Some(r) if r < MAX_CPUS_IN_TABLE => r,
+            _ => row_hint(),
+        };
+        for i in 1..=MAX_CPUS_IN_TABLE {
+            let w = &page.rows[(from + i) % MAX_CPUS_IN_TABLE];
+            // Relaxed peek: a claimer cannot leave while we hold the lock,
+            // and earlier claimers' clears happen-before our acquisition.
+            if w.load(Ordering::Relaxed) & pending != 0 {
+                // Release: passes our critical section to the claimer.
+                w.fetch_or(pending << 1, Ordering::Release);
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Same as [`release`](Self::release): every unlock already hands over.
+    ///
+    /// # Safety
+    /// As for [`release`](Self::release).
+    #[inline]
+    pub unsafe fn release_fair(&self, token: SlotToken) {
+        // SAFETY: same contract.
+        unsafe { self.release(token) }
+    }
+
+    /// Whether the lock is held (a momentary snapshot).
+    #[inline]
+    pub fn is_held(&self) -> bool {
+        self.word.load(Ordering::Relaxed) & IN_USE != 0 // a snapshot by contract
+    }
+
+    /// The wait-table column this lock holds, if any (for tests).
+    #[doc(hidden)]
+    pub fn column_index(&self) -> Option<usize> {
+        // Relaxed: a snapshot.
+        let c = self.word.load(Ordering::Relaxed) >> COL_SHIFT;
+        (c != 0).then(|| c as usize - 1)
+    }
+}
+
+impl<R: Relax> Drop for ShRon<R> {
+    fn drop(&mut self) {
+        // Relaxed: `&mut self`, no other thread can touch the word.
+        let c = self.word.load(Ordering::Relaxed) >> COL_SHIFT;
+        if c != 0 {
+            self.table().free(c as usize - 1);
+        }
+    }
+}
+
+#[cfg(not(loom))]
+impl<R: Relax> Default for ShRon<R> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<R: Relax> core::fmt::Debug for ShRon<R> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ShRon")
+            .field("locked", &self.is_held())
+            .field("column", &self.column_index())
+            .finish()
+    }
+}
+
+crate::raw_impl::impl_raw_mutex! {
+    impl [R: Relax] for ShRon<R>, guard = SlotToken, fair
+}

@@ -1,0 +1,345 @@
+//! Loom models of the baseline and compact locks' handoffs.
+//!
+//! Run: `RUSTFLAGS="--cfg loom" cargo test -p ron-core --release --test loom_baseline`.
+//!
+//! Every model checks mutual exclusion through a `loom::cell::UnsafeCell`
+//! counter (loom reports two unsynchronized accesses) and the final count,
+//! and that the lock is free at the end. Hints are adversarial: two threads
+//! in one row/group, threads of two groups, a holder racing fresh arrivals.
+//! Two-thread models are exhaustive; three- and four-thread models are
+//! bounded to [`PREEMPTIONS_3`] / [`PREEMPTIONS_4`] preemptions.
+//!
+//! What each covers:
+//! * Tas, Ttas, Ticket: lock/unlock and try_lock racing an unlock.
+//! * Mcs: the successor race (a waiter swapping the tail while the head
+//!   CASes itself out, and the head waiting for its successor's link).
+//! * Cna: the head moving an other-group waiter to the secondary queue, the
+//!   flush in front of the main queue (threshold 1) and the splice of the
+//!   secondary queue as the new main queue when the main queue empties.
+//! * CBoMcs: the cohort's local handover (passed global lock) against the
+//!   global release, with threads of one and of two groups.
+//! * Fsl: the same for the two-level ticket lock.
+//! * ShRon: claim/grant bits in a per-model wait table: two threads on one
+//!   row (the second must not claim), two rows (grant), column claiming
+//!   racing between two first contenders.
+#![cfg(loom)]
+
+use loom::cell::UnsafeCell;
+use loom::sync::Arc;
+use loom::thread;
+use ron_core::sh_ron::ShTable;
+use ron_core::{CBoMcs, Cna, Fsl, Mcs, ShRon, SlotToken, Tas, Ticket, Ttas};
+
+/// Preemption bound of the three-thread models.
+const PREEMPTIONS_3: usize = 2;
+/// Preemption bound of the four-thread models.
+const PREEMPTIONS_4: usize = 1;
+
+trait ModelLock: Send + Sync + 'static {
+    type Token;
+    fn create() -> Self;
+    /// Lock with locality hint `hint` (group, row or local-lock index).
+    fn lock_in(&self, hint: usize) -> Self::Token;
+    fn try_lock(&self) -> Option<Self::Token>;
+    /// # Safety
+    /// The caller holds the lock.
+    unsafe fn unlock(&self, token: Self::Token);
+}
+
+macro_rules! model_unit {
+    ($($t:ty => |$l:ident, $h:ident| $lock:expr;)*) => {$(
+        impl ModelLock for $t {
+            type Token = ();
+            fn create() -> Self {
+                <$t>::new()
+            }
+            fn lock_in(&self, hint: usize) {
+                let ($l, $h) = (self, hint);
+                $lock
+            }
+            fn try_lock(&self) -> Option<()> {
+                self.try_acquire()
+            }
+            unsafe fn unlock(&self, token: ()) {
+                // SAFETY: forwarded contract.
+                unsafe { self.release(token) }
+            }
+        }
+    )*};
+}
+model_unit! {
+    Tas => |l, _h| l.acquire();
+    Ttas => |l, _h| l.acquire();
+    Ticket => |l, _h| l.acquire();
+    Mcs => |l, _h| l.acquire();
+    Cna<0, false> => |l, h| l.acquire_in(h);
+}
+
+macro_rules! model_slot {
+    ($($t:ty => $create:expr;)*) => {$(
+        impl ModelLock for $t {
+            type Token = SlotToken;
+            fn create() -> Self {
+                $create
+            }
+            fn lock_in(&self, hint: usize) -> SlotToken {
+                self.acquire_in(hint)
+            }
+            fn try_lock(&self) -> Option<SlotToken> {
+                self.try_acquire()
+            }
+            unsafe fn unlock(&self, token: SlotToken) {
+                // SAFETY: forwarded contract.
+                unsafe { self.release(token) }
+            }
+        }
+    )*};
+}
+model_slot! {
+    CBoMcs<2> => CBoMcs::new();
+    Fsl<1, 2> => Fsl::new();
+    ShRon => ShRon::new_in(Box::leak(Box::new(ShTable::new())));
+}
+
+struct Shared<L> {
+    lock: L,
+    count: UnsafeCell<usize>,
+}
+
+// SAFETY: `count` is only touched while `lock` is held; the models check it.
+unsafe impl<L: Sync> Sync for Shared<L> {}
+
+impl<L: ModelLock> Shared<L> {
+    fn new() -> Arc<Self> {
+        Arc::new(Shared {
+            lock: L::create(),
+            count: UnsafeCell::new(0),
+        })
+    }
+
+    fn critical(&self, hint: usize) {
+        let t = self.lock.lock_in(hint);
+        // SAFETY: the lock is held.
+        self.count.with_mut(|c| unsafe { *c += 1 });
+        // SAFETY: we hold the lock.
+        unsafe { self.lock.unlock(t) };
+    }
+
+    fn total(&self) -> usize {
+        // SAFETY: called after every other thread joined.
+        self.count.with(|c| unsafe { *c })
+    }
+
+    fn assert_free(&self) {
+        let t = self.lock.try_lock().expect("lock left held");
+        // SAFETY: just acquired.
+        unsafe { self.lock.unlock(t) };
+    }
+}
+
+/// Two threads, `rounds` critical sections each, with hints `hints` (exhaustive).
+fn two_threads<L: ModelLock>(hints: [usize; 2], rounds: usize) {
+    loom::model(move || {
+        let s = Shared::<L>::new();
+        let s2 = s.clone();
+        let h = thread::spawn(move || {
+            for _ in 0..rounds {
+                s2.critical(hints[1]);
+            }
+        });
+        for _ in 0..rounds {
+            s.critical(hints[0]);
+        }
+        h.join().unwrap();
+        assert_eq!(s.total(), 2 * rounds);
+        s.assert_free();
+    });
+}
+
+/// A `try_lock` racing an unlock, then a normal lock (exhaustive).
+fn try_lock_races_unlock<L: ModelLock>() {
+    loom::model(|| {
+        let s = Shared::<L>::new();
+        let s2 = s.clone();
+        let h = thread::spawn(move || {
+            let mut n = 1;
+            if let Some(t) = s2.lock.try_lock() {
+                // SAFETY: the lock is held.
+                s2.count.with_mut(|c| unsafe { *c += 1 });
+                // SAFETY: we hold the lock.
+                unsafe { s2.lock.unlock(t) };
+                n += 1;
+            }
+            s2.critical(1);
+            n
+        });
+        s.critical(0);
+        let theirs = h.join().unwrap();
+        assert_eq!(s.total(), 1 + theirs);
+        s.assert_free();
+    });
+}
+
+/// `1 + extra.len()` threads, one critical section each (bounded).
+fn many_threads<L: ModelLock>(main_hint: usize, extra: &'static [usize], bound: usize) {
+    let mut b = loom::model::Builder::new();
+    b.preemption_bound = Some(bound);
+    b.check(move || {
+        let s = Shared::<L>::new();
+        let hs: Vec<_> = extra
+            .iter()
+            .map(|&hint| {
+                let s = s.clone();
+                thread::spawn(move || s.critical(hint))
+            })
+            .collect();
+        s.critical(main_hint);
+        for h in hs {
+            h.join().unwrap();
+        }
+        assert_eq!(s.total(), 1 + extra.len());
+        s.assert_free();
+    });
+}
+
+/// The holder (main thread) keeps the lock while three waiters of groups
+/// 0, 1, 0 queue: the head may move the group-1 waiter to the secondary
+/// queue, which is then flushed or spliced back (bounded).
+fn cna_secondary_queue() {
+    let mut b = loom::model::Builder::new();
+    b.preemption_bound = Some(PREEMPTIONS_4);
+    b.check(|| {
+        let s = Shared::<Cna<0, false>>::new();
+        let t = s.lock.lock_in(0);
+        let hs: Vec<_> = [0usize, 1, 0]
+            .into_iter()
+            .map(|g| {
+                let s = s.clone();
+                thread::spawn(move || s.critical(g))
+            })
+            .collect();
+        // SAFETY: the lock is held.
+        s.count.with_mut(|c| unsafe { *c += 1 });
+        // SAFETY: we hold the lock.
+        unsafe { s.lock.unlock(t) };
+        for h in hs {
+            h.join().unwrap();
+        }
+        assert_eq!(s.total(), 4);
+        s.assert_free();
+    });
+}
+
+macro_rules! basic_models {
+    ($name:ident, $t:ty) => {
+        mod $name {
+            use super::*;
+
+            #[test]
+            fn two_threads_exhaustive() {
+                two_threads::<$t>([0, 0], 2);
+            }
+            #[test]
+            fn try_lock_races_unlock() {
+                super::try_lock_races_unlock::<$t>();
+            }
+            #[test]
+            fn three_threads_bounded() {
+                many_threads::<$t>(0, &[0, 1], PREEMPTIONS_3);
+            }
+        }
+    };
+}
+
+basic_models!(tas, Tas);
+basic_models!(ttas, Ttas);
+basic_models!(ticket, Ticket);
+basic_models!(mcs, Mcs);
+
+mod cna {
+    use super::*;
+
+    #[test]
+    fn two_threads_two_groups() {
+        two_threads::<Cna<0, false>>([0, 1], 2);
+    }
+    #[test]
+    fn try_lock_races_unlock() {
+        super::try_lock_races_unlock::<Cna<0, false>>();
+    }
+    #[test]
+    fn three_threads_groups_0_1_0() {
+        many_threads::<Cna<0, false>>(0, &[1, 0], PREEMPTIONS_3);
+    }
+    #[test]
+    fn secondary_queue_move_flush_splice() {
+        cna_secondary_queue();
+    }
+}
+
+mod cbo_mcs {
+    use super::*;
+
+    #[test]
+    fn two_threads_one_group() {
+        two_threads::<CBoMcs<2>>([0, 0], 2);
+    }
+    #[test]
+    fn two_threads_two_groups() {
+        two_threads::<CBoMcs<2>>([0, 1], 2);
+    }
+    #[test]
+    fn try_lock_races_unlock() {
+        super::try_lock_races_unlock::<CBoMcs<2>>();
+    }
+    #[test]
+    fn local_handover_races_other_group() {
+        many_threads::<CBoMcs<2>>(0, &[0, 1], PREEMPTIONS_3);
+    }
+}
+
+mod fsl {
+    use super::*;
+
+    #[test]
+    fn two_threads_one_group() {
+        two_threads::<Fsl<1, 2>>([0, 0], 2);
+    }
+    #[test]
+    fn two_threads_two_groups() {
+        two_threads::<Fsl<1, 2>>([0, 1], 2);
+    }
+    #[test]
+    fn try_lock_races_unlock() {
+        super::try_lock_races_unlock::<Fsl<1, 2>>();
+    }
+    #[test]
+    fn local_handover_races_other_group() {
+        many_threads::<Fsl<1, 2>>(0, &[0, 1], PREEMPTIONS_3);
+    }
+}
+
+mod sh_ron {
+    use super::*;
+
+    #[test]
+    fn two_threads_one_row() {
+        two_threads::<ShRon>([0, 0], 2);
+    }
+    #[test]
+    fn two_threads_two_rows() {
+        two_threads::<ShRon>([0, 1], 2);
+    }
+    #[test]
+    fn try_lock_races_unlock() {
+        super::try_lock_races_unlock::<ShRon>();
+    }
+    #[test]
+    fn grant_races_fresh_arrival_same_row() {
+        many_threads::<ShRon>(0, &[1, 1], PREEMPTIONS_3);
+    }
+    #[test]
+    fn three_threads_one_row() {
+        many_threads::<ShRon>(0, &[0, 0], PREEMPTIONS_3);
+    }
+}
