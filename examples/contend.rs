@@ -110,7 +110,9 @@ fn main() {
         ("Cna", api::<ron_core::Cna>),
         ("CBoMcs", api::<ron_core::CBoMcs>),
         ("Fsl<2>", api::<ron_core::Fsl<2>>),
-        ("std::sync::Mutex", || Box::new(Std(std::sync::Mutex::new([0; 8])))),
+        ("std::sync::Mutex", || {
+            Box::new(Std(std::sync::Mutex::new([0; 8])))
+        }),
         ("parking_lot::Mutex", api::<parking_lot::RawMutex>),
     ];
     println!(
