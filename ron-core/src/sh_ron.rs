@@ -218,6 +218,16 @@ impl ShTable {
         self.pages.get(p)
     }
 
+    /// How many columns are claimed right now (a snapshot, for tests).
+    #[doc(hidden)]
+    pub fn claimed_columns(&self) -> usize {
+        self.used
+            .iter()
+            // Relaxed: a snapshot by contract.
+            .map(|u| u.load(Ordering::Relaxed).count_ones() as usize)
+            .sum()
+    }
+
     /// Returns column `col`: clears its bits in every row, frees it.
     fn free(&self, col: usize) {
         if let Some(page) = self.page(col) {
@@ -462,6 +472,13 @@ impl<R: Relax> ShRon<R> {
     #[inline]
     pub fn is_held(&self) -> bool {
         self.word.load(Ordering::Relaxed) & IN_USE != 0 // a snapshot by contract
+    }
+
+    /// Claims this lock's column now if it has none, as its first contended
+    /// acquisition would (for tests and models of the column life cycle).
+    #[doc(hidden)]
+    pub fn claim_column(&self) -> Option<usize> {
+        self.column()
     }
 
     /// The wait-table column this lock holds, if any (for tests).

@@ -1,7 +1,9 @@
 //! [`Tas`]: the test-and-set spinlock, the simplest baseline.
 //!
-//! One byte. `lock` swaps `true` in until it reads `false`; `unlock` stores
-//! `false`. Every look at the lock is a read-modify-write, so waiters keep
+//! One byte. `lock` tries a `compare_exchange(false, true)` until it
+//! succeeds; `unlock` stores `false`. Every look at the lock is a
+//! read-modify-write (a failing `lock cmpxchg` on x86 still takes the line
+//! in exclusive state, like `xchg`), so waiters keep
 //! pulling the line into their caches in exclusive state: under contention
 //! the holder's own unlock store queues behind them. Use [`Ttas`](crate::Ttas)
 //! instead unless you are measuring exactly that cost.
@@ -13,12 +15,12 @@
 //! | true | held | the holder, with a Release store |
 //!
 //! ## Guarantees
-//! * Mutual exclusion: only the swap that reads `false` takes the lock.
-//! * Progress (deadlock-freedom): whenever the lock is free, some swap wins.
+//! * Mutual exclusion: only the RMW that reads `false` takes the lock.
+//! * Progress (deadlock-freedom): whenever the lock is free, some RMW wins.
 //! * No bounded waiting: a waiter can lose every race forever.
 //!
 //! ## Cost
-//! Bytes per lock: **1**. Uncontended lock + unlock: one swap and one store.
+//! Bytes per lock: **1**. Uncontended lock + unlock: one CAS and one store.
 //! No per-thread or per-process memory. Ignores the CPU hint.
 //!
 //! ```
@@ -62,8 +64,14 @@ impl<R: Relax> Tas<R> {
 
     #[inline]
     fn try_fast(&self) -> bool {
-        // Acquire: pairs with the Release store in `release`.
-        !self.locked.swap(true, Ordering::Acquire)
+        // A CAS rather than `swap`: the same RMW cost on every look, and loom
+        // models it soundly (loom mis-orders a spinning `swap` against the
+        // holder's store: tokio-rs/loom#254, so a swap-spin model never ends).
+        // Acquire: pairs with the Release store in `release`; Relaxed on
+        // failure: a failed attempt takes nothing.
+        self.locked
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok()
     }
 
     #[cold]
@@ -89,7 +97,7 @@ impl<R: Relax> Tas<R> {
     /// The caller holds the lock.
     #[inline]
     pub unsafe fn release(&self, _guard: ()) {
-        // Release: publishes the critical section to the next swap winner.
+        // Release: publishes the critical section to the next CAS winner.
         self.locked.store(false, Ordering::Release);
     }
 

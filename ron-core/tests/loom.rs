@@ -7,8 +7,9 @@
 //! the final count. Slot choice is adversarial: two threads on one slot, a
 //! thread that "migrates" (unlocks with a token naming another slot), a
 //! handoff racing a fresh arrival, a `try_lock` racing an unlock.
-//! Two-thread models are exhaustive; three-thread models are bounded to
-//! [`PREEMPTIONS_3`] preemptions.
+//! Two threads with one critical section each are explored exhaustively,
+//! two rounds each with [`PREEMPTIONS_2R`] preemptions; three-thread models
+//! are bounded to [`PREEMPTIONS_3`] preemptions.
 #![cfg(loom)]
 
 use loom::cell::UnsafeCell;
@@ -18,6 +19,8 @@ use ron_core::{NxtRon, Ron, RonPlock, RonRaw, RonTicket, SlotToken};
 
 /// Preemption bound of the three-thread models.
 const PREEMPTIONS_3: usize = 1;
+/// Preemption bound of the two-thread, two-round models.
+const PREEMPTIONS_2R: usize = 2;
 
 trait ModelLock: Send + Sync + 'static {
     fn create() -> Self;
@@ -94,9 +97,16 @@ impl<L: ModelLock> Shared<L> {
     }
 }
 
-/// Two threads, each `rounds` critical sections in its slot.
+/// Two threads, each `rounds` critical sections in its slot: exhaustive for
+/// one round, [`PREEMPTIONS_2R`] preemptions for more (a waiter coming back
+/// while its previous handover is still being taken).
 fn two_threads<L: ModelLock>(slots: [usize; 2], migrate: bool, rounds: usize) {
-    loom::model(move || {
+    let mut b = loom::model::Builder::new();
+    if rounds > 1 {
+        b.preemption_bound = Some(PREEMPTIONS_2R);
+    }
+    b.max_branches = 50_000;
+    b.check(move || {
         let s = Shared::<L>::new();
         let s2 = s.clone();
         let h = thread::spawn(move || {
@@ -177,6 +187,14 @@ macro_rules! models {
             #[test]
             fn two_threads_same_slot_of_two() {
                 two_threads::<$two>([1, 1], false, 1);
+            }
+            #[test]
+            fn two_rounds_two_slots() {
+                two_threads::<$two>([0, 1], false, 2);
+            }
+            #[test]
+            fn two_rounds_one_slot() {
+                two_threads::<$one>([0, 0], false, 2);
             }
             #[test]
             fn migrating_unlock() {

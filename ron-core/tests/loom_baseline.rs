@@ -6,8 +6,10 @@
 //! counter (loom reports two unsynchronized accesses) and the final count,
 //! and that the lock is free at the end. Hints are adversarial: two threads
 //! in one row/group, threads of two groups, a holder racing fresh arrivals.
-//! Two-thread models are exhaustive; three- and four-thread models are
-//! bounded to [`PREEMPTIONS_3`] / [`PREEMPTIONS_4`] preemptions.
+//! Two threads with one critical section each are explored exhaustively,
+//! two rounds each with [`PREEMPTIONS_2R`] preemptions; three- and
+//! four-thread models are bounded to [`PREEMPTIONS_3`] / [`PREEMPTIONS_4`]
+//! preemptions (loom cannot finish them unbounded, DESIGN 3.6).
 //!
 //! What each covers:
 //! * Tas, Ttas, Ticket: lock/unlock and try_lock racing an unlock.
@@ -30,10 +32,15 @@ use loom::thread;
 use ron_core::sh_ron::ShTable;
 use ron_core::{CBoMcs, Cna, Fsl, Mcs, ShRon, SlotToken, Tas, Ticket, Ttas};
 
+/// Preemption bound of the two-thread, two-round models.
+const PREEMPTIONS_2R: usize = 2;
 /// Preemption bound of the three-thread models.
-const PREEMPTIONS_3: usize = 2;
+const PREEMPTIONS_3: usize = 1;
 /// Preemption bound of the four-thread models.
 const PREEMPTIONS_4: usize = 1;
+/// Branch budget of one execution: spin loops yield, but a waiter may look
+/// many times while a preempted holder runs its critical section.
+const MAX_BRANCHES: usize = 50_000;
 
 trait ModelLock: Send + Sync + 'static {
     type Token;
@@ -137,9 +144,16 @@ impl<L: ModelLock> Shared<L> {
     }
 }
 
-/// Two threads, `rounds` critical sections each, with hints `hints` (exhaustive).
+/// Two threads with hints `hints`, `rounds` critical sections each: one
+/// round is explored exhaustively; more rounds (a waiter re-queueing behind
+/// a handover) with at most [`PREEMPTIONS_2R`] preemptions.
 fn two_threads<L: ModelLock>(hints: [usize; 2], rounds: usize) {
-    loom::model(move || {
+    let mut b = loom::model::Builder::new();
+    if rounds > 1 {
+        b.preemption_bound = Some(PREEMPTIONS_2R);
+    }
+    b.max_branches = MAX_BRANCHES;
+    b.check(move || {
         let s = Shared::<L>::new();
         let s2 = s.clone();
         let h = thread::spawn(move || {
@@ -184,6 +198,7 @@ fn try_lock_races_unlock<L: ModelLock>() {
 fn many_threads<L: ModelLock>(main_hint: usize, extra: &'static [usize], bound: usize) {
     let mut b = loom::model::Builder::new();
     b.preemption_bound = Some(bound);
+    b.max_branches = MAX_BRANCHES;
     b.check(move || {
         let s = Shared::<L>::new();
         let hs: Vec<_> = extra
@@ -208,6 +223,7 @@ fn many_threads<L: ModelLock>(main_hint: usize, extra: &'static [usize], bound: 
 fn cna_secondary_queue() {
     let mut b = loom::model::Builder::new();
     b.preemption_bound = Some(PREEMPTIONS_4);
+    b.max_branches = MAX_BRANCHES;
     b.check(|| {
         let s = Shared::<Cna<0, false>>::new();
         let t = s.lock.lock_in(0);
@@ -236,7 +252,8 @@ macro_rules! basic_models {
             use super::*;
 
             #[test]
-            fn two_threads_exhaustive() {
+            fn two_threads_one_slot() {
+                two_threads::<$t>([0, 0], 1);
                 two_threads::<$t>([0, 0], 2);
             }
             #[test]
@@ -261,6 +278,7 @@ mod cna {
 
     #[test]
     fn two_threads_two_groups() {
+        two_threads::<Cna<0, false>>([0, 1], 1);
         two_threads::<Cna<0, false>>([0, 1], 2);
     }
     #[test]
@@ -282,10 +300,12 @@ mod cbo_mcs {
 
     #[test]
     fn two_threads_one_group() {
+        two_threads::<CBoMcs<2>>([0, 0], 1);
         two_threads::<CBoMcs<2>>([0, 0], 2);
     }
     #[test]
     fn two_threads_two_groups() {
+        two_threads::<CBoMcs<2>>([0, 1], 1);
         two_threads::<CBoMcs<2>>([0, 1], 2);
     }
     #[test]
@@ -303,10 +323,12 @@ mod fsl {
 
     #[test]
     fn two_threads_one_group() {
+        two_threads::<Fsl<1, 2>>([0, 0], 1);
         two_threads::<Fsl<1, 2>>([0, 0], 2);
     }
     #[test]
     fn two_threads_two_groups() {
+        two_threads::<Fsl<1, 2>>([0, 1], 1);
         two_threads::<Fsl<1, 2>>([0, 1], 2);
     }
     #[test]
@@ -324,10 +346,12 @@ mod sh_ron {
 
     #[test]
     fn two_threads_one_row() {
+        two_threads::<ShRon>([0, 0], 1);
         two_threads::<ShRon>([0, 0], 2);
     }
     #[test]
     fn two_threads_two_rows() {
+        two_threads::<ShRon>([0, 1], 1);
         two_threads::<ShRon>([0, 1], 2);
     }
     #[test]
@@ -341,5 +365,55 @@ mod sh_ron {
     #[test]
     fn three_threads_one_row() {
         many_threads::<ShRon>(0, &[0, 0], PREEMPTIONS_3);
+    }
+
+    /// Two threads create a lock each and claim its column while a third
+    /// lock is dropped: live locks never share a column, a dropped lock's
+    /// column is free again, and racing page allocations leak nothing.
+    #[test]
+    fn columns_claimed_and_dropped_concurrently() {
+        let mut b = loom::model::Builder::new();
+        b.max_branches = MAX_BRANCHES;
+        b.check(|| {
+            let table: &'static ShTable = Box::leak(Box::new(ShTable::new()));
+            let early = ShRon::<ron_core::relax::Spin>::new_in(table);
+            let early_col = early.claim_column().expect("a column");
+            let h = thread::spawn(move || {
+                let l = ShRon::<ron_core::relax::Spin>::new_in(table);
+                let c = l.claim_column().expect("a column");
+                assert_eq!(l.claim_column(), Some(c), "a lock keeps its column");
+                (l, c) // stays alive until the main thread drops it
+            });
+            drop(early); // gives `early_col` back while the other thread claims
+            let mine = ShRon::<ron_core::relax::Spin>::new_in(table);
+            let c = mine.claim_column().expect("a column");
+            let (theirs, their_col) = h.join().unwrap();
+            assert_ne!(c, their_col, "two live locks share a column");
+            assert_eq!(table.claimed_columns(), 2);
+            drop(theirs);
+            drop(mine);
+            assert_eq!(table.claimed_columns(), 0, "a column leaked");
+        });
+    }
+
+    /// Two first contenders of one lock claim its column at once: both end
+    /// up with the same column and the loser's spare goes back to the table.
+    #[test]
+    fn first_contenders_race_for_the_column() {
+        let mut b = loom::model::Builder::new();
+        b.max_branches = MAX_BRANCHES;
+        b.check(|| {
+            let table: &'static ShTable = Box::leak(Box::new(ShTable::new()));
+            let l = Arc::new(ShRon::<ron_core::relax::Spin>::new_in(table));
+            let l2 = l.clone();
+            let h = thread::spawn(move || l2.claim_column());
+            let mine = l.claim_column();
+            let theirs = h.join().unwrap();
+            assert!(mine.is_some());
+            assert_eq!(mine, theirs, "one lock, two columns");
+            assert_eq!(table.claimed_columns(), 1, "the loser's column leaked");
+            drop(l);
+            assert_eq!(table.claimed_columns(), 0);
+        });
     }
 }
