@@ -238,10 +238,26 @@ impl Calibration {
                     })
             })
             .collect::<Result<_, _>>()?;
-        if !crate::tsp::is_permutation(&idx, cpus.len()) {
+        // Name the offending CPU: "duplicates or missing CPUs" alone does
+        // not tell the user which entry of a hand-edited file is wrong.
+        let mut seen = vec![false; cpus.len()];
+        for (&i, &c) in idx.iter().zip(&self.route) {
+            if std::mem::replace(&mut seen[i], true) {
+                return Err(CalibrationError::BadRoute {
+                    n: cpus.len(),
+                    reason: format!("CPU {c} appears twice"),
+                });
+            }
+        }
+        if let Some(i) = seen.iter().position(|&s| !s) {
             return Err(CalibrationError::BadRoute {
                 n: cpus.len(),
-                reason: format!("{} entries, duplicates or missing CPUs", self.route.len()),
+                reason: format!(
+                    "CPU {} is missing ({} of {} entries)",
+                    cpus[i],
+                    self.route.len(),
+                    cpus.len()
+                ),
             });
         }
         Ok(idx)
