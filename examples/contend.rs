@@ -4,11 +4,14 @@
 //! ```text
 //! cargo run --release --example contend            # 1 s per point
 //! cargo run --release --example contend -- 0.25    # seconds per point
+//! cargo run --release --example contend -- 1 RonRaw,parking_lot  # only these
+//! cargo run --release --example contend -- 1 all 1,2,4  # these thread counts
 //! ```
 //!
 //! Each thread loops { lock; read+write one cache line of shared data;
 //! unlock }. The fairness factor is the busier half's share of all
-//! acquisitions (0.5 = perfectly fair, 1.0 = half the threads starved).
+//! acquisitions (0.5 = perfectly fair, 1.0 = half the threads starved;
+//! with an odd thread count the middle thread counts half).
 //! All locks of one thread count run in the same process, one after
 //! another, so the ratio column (vs parking_lot at the same thread count)
 //! compares like with like.
@@ -79,10 +82,14 @@ fn contend(lock: &dyn Contended, threads: usize, dur: Duration) -> (f64, f64) {
     });
     let total: u64 = counts.iter().sum();
     counts.sort_unstable_by(|a, b| b.cmp(a));
-    let busier: u64 = counts[..threads / 2].iter().sum();
+    // With an odd count the middle thread counts half (one thread: 0.5).
+    let mut busier = counts[..threads / 2].iter().sum::<u64>() as f64;
+    if threads % 2 == 1 {
+        busier += counts[threads / 2] as f64 / 2.0;
+    }
     (
         total as f64 / dur.as_secs_f64() / 1e6,
-        busier as f64 / total.max(1) as f64,
+        busier / total.max(1) as f64,
     )
 }
 
@@ -96,7 +103,29 @@ fn main() {
         }
     };
     let dur = Duration::from_secs_f64(secs);
-    let locks: Vec<(&str, MakeLock)> = vec![
+    // Optional second argument: comma-separated names (or prefixes) of the
+    // locks to run; parking_lot always runs, as the ratio's reference.
+    let only: Option<Vec<String>> = std::env::args()
+        .nth(2)
+        .filter(|a| a != "all")
+        .map(|a| a.split(',').map(str::to_string).collect());
+    let threads: Vec<usize> = match std::env::args().nth(3) {
+        None => THREADS.to_vec(),
+        Some(a) => match a
+            .split(',')
+            .map(str::parse::<usize>)
+            .collect::<Result<Vec<_>, _>>()
+        {
+            Ok(t) if t.iter().all(|&n| (1..=4096).contains(&n)) => t,
+            _ => {
+                eprintln!(
+                    "contend: thread counts are a comma-separated list of 1..=4096, not {a:?}"
+                );
+                std::process::exit(2);
+            }
+        },
+    };
+    let mut locks: Vec<(&str, MakeLock)> = vec![
         ("RonRaw", api::<ron_core::RonRaw>),
         ("NxtRon<16>", api::<ron_core::NxtRon<16>>),
         ("RonPlock<16>", api::<ron_core::RonPlock<16>>),
@@ -115,11 +144,20 @@ fn main() {
         }),
         ("parking_lot::Mutex", api::<parking_lot::RawMutex>),
     ];
+    if let Some(only) = &only {
+        locks.retain(|(name, _)| {
+            name.starts_with("parking_lot") || only.iter().any(|o| name.starts_with(o.as_str()))
+        });
+        if locks.len() == 1 && !only.iter().any(|o| "parking_lot".starts_with(o.as_str())) {
+            eprintln!("contend: no lock matches {only:?}");
+            std::process::exit(2);
+        }
+    }
     println!(
         "{:<20} {:>7} {:>12} {:>9} {:>14}",
         "lock", "threads", "Mlocks/s", "fairness", "vs parking_lot"
     );
-    for threads in THREADS {
+    for threads in threads {
         let rows: Vec<(&str, f64, f64)> = locks
             .iter()
             .map(|(name, make)| {

@@ -18,7 +18,11 @@
 //!    `HANDED` only, and only the owner writes `FREE`/`HANDED`. The slots,
 //!    counts and doorbells steer *who* gets the lock, never *whether* two do.
 //! 2. **Only spinning waiters are registered.** A waiter first spins
-//!    unregistered (TTAS, [`PHASE_A_LOOKS`] looks with backoff; it can take
+//!    unregistered (TTAS, [`PHASE_A_LOOKS`] looks with exponential backoff
+//!    up to [`PHASE_A_PAUSE_MAX`] pauses, then, if the thread's last yield
+//!    showed its CPU shared with other runnable threads, a yield per look
+//!    instead: there a spinning look only pulls the line from a running
+//!    holder or keeps a preempted one off the CPU; it can take
 //!    the lock only when the holder freed it with nobody registered), then
 //!    registers in its slot and spins on the slot's doorbell, then *leaves*
 //!    its slot and yields the CPU, and starts a new round registered. The
@@ -94,6 +98,8 @@ pub const PHASE_A_LOOKS: u32 = 64;
 /// Looks a waiter spends unregistered (TTAS) before it registers.
 #[cfg(loom)]
 pub const PHASE_A_LOOKS: u32 = 1;
+/// Longest backoff (pauses between two looks) of the unregistered phase.
+pub const PHASE_A_PAUSE_MAX: u32 = 16;
 /// Doorbell spins of a registered waiter's first round; later rounds adapt
 /// between [`PHASE_B_MIN`] and [`PHASE_B_MAX`] (see [`acquire`](RonRaw::acquire)).
 #[cfg(not(loom))]
@@ -278,14 +284,22 @@ impl<const S: usize> RonRaw<S> {
             // Phase A (first round only): unregistered TTAS with backoff.
             if first_round {
                 let mut pause = 1u32;
+                let shared_cpu = cpu_looked_shared();
                 for _ in 0..PHASE_A_LOOKS {
                     if self.look(s, false, &mut watch) {
                         return SlotToken::at(s);
                     }
-                    for _ in 0..pause {
-                        spin_loop();
+                    if shared_cpu && pause == PHASE_A_PAUSE_MAX {
+                        // The CPU is oversubscribed: a spinning look only
+                        // pulls the line from a running holder (or keeps a
+                        // preempted one off this CPU); give the CPU away.
+                        yield_cpu();
+                    } else {
+                        for _ in 0..pause {
+                            spin_loop();
+                        }
+                        pause = (pause * 2).min(PHASE_A_PAUSE_MAX);
                     }
-                    pause = (pause * 2).min(16);
                 }
                 first_round = false;
             }
@@ -392,20 +406,45 @@ crate::raw_impl::impl_raw_mutex! {
 /// [`PHASE_B_MIN`]) when another thread ran meanwhile.
 #[cfg(all(feature = "std", not(loom)))]
 fn give_cpu_away(spins: u32) -> u32 {
-    let t0 = std::time::Instant::now();
-    std::thread::yield_now();
-    if (t0.elapsed().as_nanos() as u64) < QUICK_YIELD_NS {
+    if yield_cpu() {
         (spins * 2).min(PHASE_B_MAX)
     } else {
         (spins / 4).max(PHASE_B_MIN)
     }
 }
 
-/// Without `std` there is no scheduler to ask: back off and keep the budget.
+#[cfg(all(feature = "std", not(loom)))]
+std::thread_local! {
+    /// Whether this thread's last yield in a `RonRaw` wait let another
+    /// thread run (its CPU is oversubscribed); read by its next wait.
+    static OVERSUBSCRIBED: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
+}
+
+/// Whether this thread's last yield in a wait found its CPU shared.
+#[cfg(all(feature = "std", not(loom)))]
+fn cpu_looked_shared() -> bool {
+    OVERSUBSCRIBED.with(|o| o.get())
+}
+
+/// Yields the CPU; returns whether the yield came back within
+/// [`QUICK_YIELD_NS`] (nobody else was runnable here) and records the
+/// answer for [`cpu_looked_shared`].
+#[cfg(all(feature = "std", not(loom)))]
+fn yield_cpu() -> bool {
+    let t0 = std::time::Instant::now();
+    std::thread::yield_now();
+    let quick = (t0.elapsed().as_nanos() as u64) < QUICK_YIELD_NS;
+    OVERSUBSCRIBED.with(|o| o.set(!quick));
+    quick
+}
+
+/// Without `std` (and under loom) there is no scheduler to ask.
 #[cfg(any(not(feature = "std"), loom))]
-fn give_cpu_away(spins: u32) -> u32 {
-    for _ in 0..64 {
-        spin_loop();
-    }
-    spins
+fn cpu_looked_shared() -> bool {
+    false
+}
+
+#[cfg(any(not(feature = "std"), loom))]
+fn yield_cpu() -> bool {
+    true
 }
