@@ -46,9 +46,7 @@ fn main() {
         return;
     }
     println!("## TSPLIB (time budget 1 s per instance, one core)\n");
-    println!(
-        "| instance | n | optimum | ours | gap % | time s | local search only | its gap % |"
-    );
+    println!("| instance | n | optimum | ours | gap % | time s | local search only | its gap % |");
     println!("|---|---|---|---|---|---|---|---|");
     let mut gaps = Vec::new();
     let mut ls_gaps = Vec::new();
