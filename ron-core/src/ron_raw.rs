@@ -438,12 +438,23 @@ fn yield_cpu() -> bool {
     quick
 }
 
-/// Without `std` (and under loom) there is no scheduler to ask.
+/// Without `std` (and under loom) there is no scheduler to ask: back off
+/// and keep the budget.
+#[cfg(any(not(feature = "std"), loom))]
+fn give_cpu_away(spins: u32) -> u32 {
+    for _ in 0..64 {
+        spin_loop();
+    }
+    spins
+}
+
+/// Without `std` (and under loom) a CPU never looks shared.
 #[cfg(any(not(feature = "std"), loom))]
 fn cpu_looked_shared() -> bool {
     false
 }
 
+/// Never called without `std` ([`cpu_looked_shared`] is false there).
 #[cfg(any(not(feature = "std"), loom))]
 fn yield_cpu() -> bool {
     true
