@@ -215,22 +215,6 @@ impl<const N: usize, R: Relax> CBoMcs<N, R> {
     }
 }
 
-#[cfg(not(loom))]
-impl<const N: usize, R: Relax> Default for CBoMcs<N, R> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<const N: usize, R: Relax> core::fmt::Debug for CBoMcs<N, R> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("CBoMcs")
-            .field("groups", &N)
-            .field("locked", &self.is_held())
-            .finish()
-    }
-}
-
 crate::raw_impl::impl_raw_mutex! {
-    impl [const N: usize, R: Relax] for CBoMcs<N, R>, guard = SlotToken, fair
+    impl [const N: usize, R: Relax] for CBoMcs<N, R>, guard = SlotToken, debug "CBoMcs" { groups: N }, fair
 }

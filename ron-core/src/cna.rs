@@ -146,26 +146,8 @@ impl<const FLUSH_LOG2: u32, const SHUFFLE_REDUCTION: bool, R: Relax>
     }
 }
 
-#[cfg(not(loom))]
-impl<const FLUSH_LOG2: u32, const SHUFFLE_REDUCTION: bool, R: Relax> Default
-    for Cna<FLUSH_LOG2, SHUFFLE_REDUCTION, R>
-{
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<const FLUSH_LOG2: u32, const SHUFFLE_REDUCTION: bool, R: Relax> core::fmt::Debug
-    for Cna<FLUSH_LOG2, SHUFFLE_REDUCTION, R>
-{
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Cna")
-            .field("locked", &self.is_held())
-            .finish()
-    }
-}
-
 crate::raw_impl::impl_raw_mutex! {
     impl [const FLUSH_LOG2: u32, const SHUFFLE_REDUCTION: bool, R: Relax]
-        for Cna<FLUSH_LOG2, SHUFFLE_REDUCTION, R>, guard = (), fair
+        for Cna<FLUSH_LOG2, SHUFFLE_REDUCTION, R>, guard = (),
+        debug "Cna" { flush_log2: FLUSH_LOG2, shuffle_reduction: SHUFFLE_REDUCTION }, fair
 }

@@ -240,23 +240,6 @@ impl<const G: usize, const L: usize, R: Relax> Fsl<G, L, R> {
     }
 }
 
-#[cfg(not(loom))]
-impl<const G: usize, const L: usize, R: Relax> Default for Fsl<G, L, R> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<const G: usize, const L: usize, R: Relax> core::fmt::Debug for Fsl<G, L, R> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Fsl")
-            .field("group_size", &G)
-            .field("locals", &L)
-            .field("locked", &self.is_held())
-            .finish()
-    }
-}
-
 crate::raw_impl::impl_raw_mutex! {
-    impl [const G: usize, const L: usize, R: Relax] for Fsl<G, L, R>, guard = SlotToken, fair
+    impl [const G: usize, const L: usize, R: Relax] for Fsl<G, L, R>, guard = SlotToken, debug "Fsl" { group_size: G, locals: L }, fair
 }

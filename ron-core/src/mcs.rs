@@ -106,21 +106,6 @@ impl<R: Relax> Mcs<R> {
     }
 }
 
-#[cfg(not(loom))]
-impl<R: Relax> Default for Mcs<R> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<R: Relax> core::fmt::Debug for Mcs<R> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Mcs")
-            .field("locked", &self.is_held())
-            .finish()
-    }
-}
-
 crate::raw_impl::impl_raw_mutex! {
-    impl [R: Relax] for Mcs<R>, guard = (), fair
+    impl [R: Relax] for Mcs<R>, guard = (), debug "Mcs" {}, fair
 }

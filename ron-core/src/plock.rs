@@ -184,25 +184,9 @@ macro_rules! plock_type {
             }
         }
 
-        #[cfg(not(loom))]
-        impl<const S: usize, R: $crate::relax::Relax> Default for $name<S, R> {
-            fn default() -> Self {
-                Self::new()
-            }
-        }
-
-        impl<const S: usize, R: $crate::relax::Relax> core::fmt::Debug for $name<S, R> {
-            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-                f.debug_struct(stringify!($name))
-                    .field("slots", &S)
-                    .field("locked", &self.is_held())
-                    .finish()
-            }
-        }
-
         $crate::raw_impl::impl_raw_mutex! {
             impl [const S: usize, R: $crate::relax::Relax] for $name<S, R>,
-                guard = $crate::slots::SlotToken, fair
+                guard = $crate::slots::SlotToken, debug (stringify!($name)) { slots: S }, fair
         }
     };
 }

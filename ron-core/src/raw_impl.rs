@@ -2,17 +2,43 @@
 //!
 //! Each lock exposes the same inherent protocol (`acquire`, `try_acquire`,
 //! `release`, `is_held`, and `release_fair` where it hands over fairly);
-//! this macro turns it into `lock_api::RawMutex` (+ `RawMutexFair`). Under
-//! `cfg(loom)` the impls are compiled out: `RawMutex::INIT` must be a
-//! constant and loom's atomics are not `const`.
+//! this macro turns it into `lock_api::RawMutex` (+ `RawMutexFair`), and
+//! gives the type `Default` (= `new()`) and a `Debug` that shows its
+//! parameters and whether it is held. Under `cfg(loom)` the `lock_api` and
+//! `Default` impls are compiled out: `RawMutex::INIT` must be a constant,
+//! loom's atomics are not `const`, and loom models call `new()` themselves.
 
-/// Implements `lock_api::RawMutex` (and optionally `RawMutexFair`) for a
-/// type with the inherent lock protocol.
+/// Implements `lock_api::RawMutex` (and optionally `RawMutexFair`),
+/// `Default` and `Debug` for a type with the inherent lock protocol.
+///
+/// `debug "Name" { field: value, ... }` names the type and the parameters
+/// its `Debug` shows before `locked`; `debug custom` leaves `Debug` to the
+/// type.
 macro_rules! impl_raw_mutex {
     (
-        $(#[$doc:meta])*
-        impl [$($gen:tt)*] for $ty:ty, guard = $guard:ty $(, $fair:ident)?
+        impl [$($gen:tt)*] for $ty:ty, guard = $guard:ty,
+        debug $name:tt { $($field:ident : $value:expr),* $(,)? } $(, $fair:ident)?
     ) => {
+        impl<$($gen)*> core::fmt::Debug for $ty {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.debug_struct($name)
+                    $(.field(stringify!($field), &$value))*
+                    .field("locked", &self.is_held())
+                    .finish()
+            }
+        }
+        $crate::raw_impl::impl_raw_mutex!(impl [$($gen)*] for $ty, guard = $guard, debug custom $(, $fair)?);
+    };
+    (
+        impl [$($gen:tt)*] for $ty:ty, guard = $guard:ty, debug custom $(, $fair:ident)?
+    ) => {
+        #[cfg(not(loom))]
+        impl<$($gen)*> Default for $ty {
+            fn default() -> Self {
+                Self::new()
+            }
+        }
+
         #[cfg(not(loom))]
         // SAFETY: `acquire`/`try_acquire` return a guard only after this
         // thread took ownership with an Acquire read-modify-write that at

@@ -193,22 +193,6 @@ impl<const S: usize, R: Relax> Ron<S, R> {
     }
 }
 
-#[cfg(not(loom))]
-impl<const S: usize, R: Relax> Default for Ron<S, R> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<const S: usize, R: Relax> core::fmt::Debug for Ron<S, R> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Ron")
-            .field("slots", &S)
-            .field("locked", &self.is_held())
-            .finish()
-    }
-}
-
 crate::raw_impl::impl_raw_mutex! {
-    impl [const S: usize, R: Relax] for Ron<S, R>, guard = SlotToken, fair
+    impl [const S: usize, R: Relax] for Ron<S, R>, guard = SlotToken, debug "Ron" { slots: S }, fair
 }

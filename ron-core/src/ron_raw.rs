@@ -380,24 +380,8 @@ impl<const S: usize> RonRaw<S> {
     }
 }
 
-#[cfg(not(loom))]
-impl<const S: usize> Default for RonRaw<S> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<const S: usize> core::fmt::Debug for RonRaw<S> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("RonRaw")
-            .field("slots", &S)
-            .field("locked", &self.is_held())
-            .finish()
-    }
-}
-
 crate::raw_impl::impl_raw_mutex! {
-    impl [const S: usize] for RonRaw<S>, guard = SlotToken, fair
+    impl [const S: usize] for RonRaw<S>, guard = SlotToken, debug "RonRaw" { slots: S }, fair
 }
 
 /// Yields the CPU and returns the next round's registered spin budget:

@@ -216,22 +216,6 @@ impl<const S: usize, R: Relax> RonTicket<S, R> {
     }
 }
 
-#[cfg(not(loom))]
-impl<const S: usize, R: Relax> Default for RonTicket<S, R> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<const S: usize, R: Relax> core::fmt::Debug for RonTicket<S, R> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("RonTicket")
-            .field("slots", &S)
-            .field("locked", &self.is_held())
-            .finish()
-    }
-}
-
 crate::raw_impl::impl_raw_mutex! {
-    impl [const S: usize, R: Relax] for RonTicket<S, R>, guard = SlotToken, fair
+    impl [const S: usize, R: Relax] for RonTicket<S, R>, guard = SlotToken, debug "RonTicket" { slots: S }, fair
 }

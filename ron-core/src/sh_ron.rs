@@ -500,13 +500,6 @@ impl<R: Relax> Drop for ShRon<R> {
     }
 }
 
-#[cfg(not(loom))]
-impl<R: Relax> Default for ShRon<R> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl<R: Relax> core::fmt::Debug for ShRon<R> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("ShRon")
@@ -517,5 +510,5 @@ impl<R: Relax> core::fmt::Debug for ShRon<R> {
 }
 
 crate::raw_impl::impl_raw_mutex! {
-    impl [R: Relax] for ShRon<R>, guard = SlotToken, fair
+    impl [R: Relax] for ShRon<R>, guard = SlotToken, debug custom, fair
 }

@@ -108,21 +108,6 @@ impl<R: Relax> Tas<R> {
     }
 }
 
-#[cfg(not(loom))]
-impl<R: Relax> Default for Tas<R> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<R: Relax> core::fmt::Debug for Tas<R> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Tas")
-            .field("locked", &self.is_held())
-            .finish()
-    }
-}
-
 crate::raw_impl::impl_raw_mutex! {
-    impl [R: Relax] for Tas<R>, guard = ()
+    impl [R: Relax] for Tas<R>, guard = (), debug "Tas" {}
 }

@@ -130,21 +130,6 @@ impl<R: Relax> Ticket<R> {
     }
 }
 
-#[cfg(not(loom))]
-impl<R: Relax> Default for Ticket<R> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<R: Relax> core::fmt::Debug for Ticket<R> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Ticket")
-            .field("locked", &self.is_held())
-            .finish()
-    }
-}
-
 crate::raw_impl::impl_raw_mutex! {
-    impl [R: Relax] for Ticket<R>, guard = (), fair
+    impl [R: Relax] for Ticket<R>, guard = (), debug "Ticket" {}, fair
 }

@@ -101,21 +101,6 @@ impl<R: Relax> Ttas<R> {
     }
 }
 
-#[cfg(not(loom))]
-impl<R: Relax> Default for Ttas<R> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<R: Relax> core::fmt::Debug for Ttas<R> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Ttas")
-            .field("locked", &self.is_held())
-            .finish()
-    }
-}
-
 crate::raw_impl::impl_raw_mutex! {
-    impl [R: Relax] for Ttas<R>, guard = ()
+    impl [R: Relax] for Ttas<R>, guard = (), debug "Ttas" {}
 }
