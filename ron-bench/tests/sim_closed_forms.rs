@@ -2,7 +2,7 @@
 //! worked examples (exact numbers) and the full-contention identities.
 
 use ron_bench::sim::{
-    Costs, CpuSelection, PolicyKind, PolicyParams, SimConfig, Simulator, rng::SplitMix64,
+    Costs, CostsExt, CpuSelection, PolicyKind, PolicyParams, SimConfig, Simulator, rng::SplitMix64,
 };
 
 /// Paper example (a): A..F = 0..5; west {A, B, C, D}, east {E, F}; 1 inside
@@ -126,7 +126,7 @@ fn random_matrix(n: usize, seed: u64) -> Costs {
             }
         }
     }
-    Costs::from_rows(&rows).unwrap()
+    Costs::from_rows(rows).unwrap()
 }
 
 #[test]
@@ -177,7 +177,7 @@ fn fifo_approaches_the_mean_off_diagonal() {
         ..SimConfig::default()
     };
     let r = sim.run(PolicyKind::Fifo, &cfg).unwrap();
-    let want = costs.mean_off_diagonal();
+    let want = costs.fifo_mean();
     assert!(
         (r.handover_mean_ns - want).abs() / want < 0.03,
         "{} vs {want}",

@@ -150,11 +150,10 @@ fn policy_names_round_trip() {
 
 #[test]
 fn bad_inputs_are_errors() {
-    assert!(Costs::from_rows(&[]).is_err());
-    assert!(Costs::from_rows(&[vec![0.0, 1.0], vec![1.0]]).is_err());
-    assert!(Costs::from_rows(&[vec![0.0, f64::NAN], vec![1.0, 0.0]]).is_err());
-    assert!(Costs::from_rows(&[vec![0.0, -1.0], vec![1.0, 0.0]]).is_err());
-    assert!(Costs::new(2, vec![0.0; 3]).is_err());
+    assert!(Costs::from_rows(vec![]).is_err());
+    assert!(Costs::from_rows(vec![vec![0.0, 1.0], vec![1.0]]).is_err());
+    assert!(Costs::from_rows(vec![vec![0.0, f64::NAN], vec![1.0, 0.0]]).is_err());
+    assert!(Costs::from_rows(vec![vec![0.0, -1.0], vec![1.0, 0.0]]).is_err());
     let c = two_level(8, 4);
     assert!(matches!(
         Simulator::new(c.clone(), vec![0, 1, 2]),

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use ron_bench::sim::{Costs, PolicyKind, SimConfig, Simulator};
+use ron_bench::sim::{PolicyKind, SimConfig, Simulator};
 use ron_topo::{LatencyMatrix, SolveOptions, tsp};
 
 fn matrices() -> Vec<(String, LatencyMatrix)> {
@@ -44,7 +44,7 @@ fn quick_route(m: &LatencyMatrix) -> Vec<usize> {
 fn ron_pays_route_cost_over_n_at_full_contention() {
     for (name, m) in matrices() {
         let n = m.n();
-        let costs = Costs::from(&m);
+        let costs = m.clone();
         let route = quick_route(&m);
         let want = costs.tour_cost(&route) / n as f64;
         let sim = Simulator::new(costs, route).unwrap();
@@ -78,8 +78,8 @@ fn fifo_pays_the_mean_off_diagonal() {
             println!("{name}: skipped for FIFO's mean (n = {n} < 32)");
             continue;
         }
-        let costs = Costs::from(&m);
-        let want = costs.mean_off_diagonal();
+        let costs = m.clone();
+        let want = costs.fifo_mean();
         let sim = Simulator::new(costs, (0..n).collect()).unwrap();
         // Full contention with enough nCS jitter to reorder the queue.
         let hold = 100.0 + want;
@@ -106,7 +106,7 @@ fn fifo_pays_the_mean_off_diagonal() {
 fn every_policy_runs_on_every_matrix() {
     for (name, m) in matrices() {
         let n = m.n();
-        let costs = Costs::from(&m);
+        let costs = m.clone();
         let sim = Simulator::new(costs, quick_route(&m)).unwrap();
         let cfg = SimConfig {
             threads: n.min(64),

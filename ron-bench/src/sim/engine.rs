@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::policy::{self, Placement, PolicyKind, PolicyParams};
 use super::rng::SplitMix64;
-use super::{Costs, SimError, groups};
+use super::{Costs, CostsExt, SimError, groups};
 
 /// Upper bound on admissions in one run; a run that would need more is
 /// refused (shorten the duration or lengthen CS) instead of running for

@@ -40,3 +40,9 @@ impl fmt::Display for SimError {
 }
 
 impl std::error::Error for SimError {}
+
+impl From<ron_topo::MatrixError> for SimError {
+    fn from(e: ron_topo::MatrixError) -> Self {
+        SimError::BadMatrix(e.to_string())
+    }
+}

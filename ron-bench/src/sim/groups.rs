@@ -12,7 +12,7 @@
 //! rule does not split them. The groups are computed once per matrix; the
 //! table header of `ron simulate` prints their sizes.
 
-use super::Costs;
+use super::{Costs, CostsExt};
 
 /// Fraction of the median pair cost under which two CPUs count as near.
 pub const NEAR_FRACTION: f64 = 0.75;

@@ -31,7 +31,7 @@
 //!   route, so its mean handover is `tour_cost(route) / n`.
 //! - FIFO's successive owners are unrelated once the nCS jitter has mixed
 //!   the queue, so its mean handover approaches
-//!   [`Costs::mean_off_diagonal`].
+//!   [`Costs::fifo_mean`].
 //! - The two worked examples of the RON paper ([`Simulator::drain_order`]).
 //!
 //! # Limits (what the model leaves out)
@@ -70,7 +70,7 @@ pub mod groups;
 pub mod policy;
 pub mod rng;
 
-pub use costs::{Costs, MAX_CPUS};
+pub use costs::{Costs, CostsExt, MAX_CPUS};
 pub use engine::{
     Admission, CpuSelection, MAX_ADMISSIONS, SimConfig, SimReport, Simulator, fairness, simulate,
 };

@@ -22,7 +22,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::rng::SplitMix64;
-use super::{Costs, SimError, groups};
+use super::{Costs, CostsExt, SimError, groups};
 
 /// The admission policies the simulator knows, by their CLI names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

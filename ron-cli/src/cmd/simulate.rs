@@ -116,7 +116,7 @@ struct Row {
 pub fn run(args: Args) -> CliResult {
     let matrix = read_matrix(&args.matrix)?;
     let n = matrix.n();
-    let costs = Costs::from(&matrix);
+    let costs: Costs = matrix.clone();
     let policies = PolicyKind::parse_list(&args.policies).map_err(usage)?;
     let threads = parse_threads(&args.threads, n)?;
     if !(args.cs.is_finite() && args.cs > 0.0) {
@@ -197,7 +197,7 @@ pub fn run(args: Args) -> CliResult {
             println!(
                 "matrix {label}: {n} CPUs; groups (near = under 3/4 of the median pair): {}; per handover: FIFO mean {:.1} ns, route {:.1} ns, identity order {:.1} ns (full lap / n)",
                 group_summary(sim.groups()),
-                c.mean_off_diagonal(),
+                c.fifo_mean(),
                 route.cost / n as f64,
                 c.tour_cost(&identity) / n as f64,
             );
