@@ -73,6 +73,7 @@
 
 pub mod groups;
 pub mod hint;
+mod in_use;
 pub mod plock;
 mod raw_impl;
 pub mod relax;

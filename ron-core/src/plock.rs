@@ -25,15 +25,13 @@
 //! Waiters keep polling `in_use`, so a waiter that registered after the
 //! holder's scan still sees the lock freed: no lost wakeup.
 
-use crossbeam_utils::CachePadded;
-
+use crate::in_use::InUse;
 use crate::relax::Relax;
 use crate::slots::{SlotTable, SlotToken};
-use crate::sync::{AtomicBool, Ordering};
 
 /// The plock protocol over `S` slots; `BITMAP` selects the successor search.
 pub(crate) struct Plock<const S: usize, const BITMAP: bool> {
-    in_use: CachePadded<AtomicBool>,
+    in_use: InUse,
     slots: SlotTable<S>,
 }
 
@@ -41,16 +39,13 @@ impl<const S: usize, const BITMAP: bool> Plock<S, BITMAP> {
     crate::sync::const_fn_unless_loom! {
         pub(crate) fn new() -> Self {
             const { assert!(S >= 1, "a RON lock needs at least one slot") };
-            Plock { in_use: CachePadded::new(AtomicBool::new(false)), slots: SlotTable::new() }
+            Plock { in_use: InUse::new(), slots: SlotTable::new() }
         }
     }
 
     #[inline]
     pub(crate) fn try_fast(&self) -> bool {
-        // Acquire: pairs with the Release store of `in_use = false`.
-        self.in_use
-            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
-            .is_ok()
+        self.in_use.try_take()
     }
 
     #[cold]
@@ -62,8 +57,7 @@ impl<const S: usize, const BITMAP: bool> Plock<S, BITMAP> {
             if self.slots.try_take_grant::<BITMAP>(s) {
                 return SlotToken::at(s);
             }
-            // Relaxed peek before the CAS (which has the Acquire).
-            if !self.in_use.load(Ordering::Relaxed) && self.try_fast() {
+            if self.in_use.take_if_free() {
                 self.slots.unregister::<BITMAP>(s);
                 return SlotToken::at(s);
             }
@@ -76,8 +70,7 @@ impl<const S: usize, const BITMAP: bool> Plock<S, BITMAP> {
     #[inline]
     pub(crate) unsafe fn release(&self, token: SlotToken) {
         if BITMAP && !self.slots.any_marked() {
-            // Release: publishes the critical section to the next owner.
-            self.in_use.store(false, Ordering::Release);
+            self.in_use.free();
             return;
         }
         self.release_slow(token);
@@ -92,14 +85,13 @@ impl<const S: usize, const BITMAP: bool> Plock<S, BITMAP> {
             self.slots.grant_next_linear(from)
         };
         if granted.is_none() {
-            // Release: publishes the critical section to the next owner.
-            self.in_use.store(false, Ordering::Release);
+            self.in_use.free();
         }
     }
 
     #[inline]
     pub(crate) fn is_held(&self) -> bool {
-        self.in_use.load(Ordering::Relaxed) // a snapshot by contract
+        self.in_use.is_held()
     }
 }
 
@@ -120,40 +112,16 @@ macro_rules! plock_type {
                 }
             }
 
-            /// Acquires the lock, waiting in the caller's slot (from the CPU hint).
+            $crate::in_use::slotted_entry_points!();
+
             #[inline]
-            pub fn acquire(&self) -> $crate::slots::SlotToken {
-                if self.inner.try_fast() {
-                    return $crate::slots::SlotToken::NONE;
-                }
-                self.inner.acquire_slow::<R>($crate::slots::slot_hint::<S>(), || ())
+            fn try_fast(&self) -> bool {
+                self.inner.try_fast()
             }
 
-            /// Acquires the lock waiting in slot `slot % S` (any value is safe).
-            pub fn acquire_in(&self, slot: usize) -> $crate::slots::SlotToken {
-                self.acquire_in_observed(slot, || ())
-            }
-
-            /// As [`acquire_in`](Self::acquire_in), calling `on_wait` once
-            /// the caller is registered (or at once after a fast-path
-            /// acquisition): tests count overtakes from that moment.
-            #[doc(hidden)]
-            pub fn acquire_in_observed(
-                &self,
-                slot: usize,
-                on_wait: impl FnOnce(),
-            ) -> $crate::slots::SlotToken {
-                if self.inner.try_fast() {
-                    on_wait();
-                    return $crate::slots::SlotToken::NONE;
-                }
-                self.inner.acquire_slow::<R>(slot % S, on_wait)
-            }
-
-            /// Takes the lock if it is free; never registers in a slot.
-            #[inline]
-            pub fn try_acquire(&self) -> Option<$crate::slots::SlotToken> {
-                self.inner.try_fast().then_some($crate::slots::SlotToken::NONE)
+            #[cold]
+            fn acquire_slow(&self, slot: usize, on_wait: impl FnOnce()) -> $crate::slots::SlotToken {
+                self.inner.acquire_slow::<R>(slot, on_wait)
             }
 
             /// Releases the lock, handing it to the next waiting slot along

@@ -47,9 +47,10 @@ use core::marker::PhantomData;
 
 use crossbeam_utils::CachePadded;
 
+use crate::in_use::InUse;
 use crate::relax::{DefaultRelax, Relax};
-use crate::slots::{SlotToken, slot_hint};
-use crate::sync::{AtomicBool, AtomicU8, Ordering};
+use crate::slots::SlotToken;
+use crate::sync::{AtomicU8, Ordering};
 
 const FREE: u8 = 0;
 const WAITING: u8 = 1;
@@ -58,7 +59,7 @@ const GRANTED: u8 = 2;
 /// RON Algorithm 1 with a claim step: `S` slots of one flag each; see the
 /// [module docs](self).
 pub struct Ron<const S: usize, R: Relax = DefaultRelax> {
-    in_use: CachePadded<AtomicBool>,
+    in_use: InUse,
     flags: [CachePadded<AtomicU8>; S],
     _relax: PhantomData<fn() -> R>,
 }
@@ -69,57 +70,18 @@ impl<const S: usize, R: Relax> Ron<S, R> {
         pub fn new() -> Self {
             const { assert!(S >= 1, "a RON lock needs at least one slot") };
             Ron {
-                in_use: CachePadded::new(AtomicBool::new(false)),
+                in_use: InUse::new(),
                 flags: crate::sync::array_init!(S, CachePadded::new(AtomicU8::new(FREE))),
                 _relax: PhantomData,
             }
         }
     }
 
-    /// Acquires the lock, waiting in the caller's slot (from the CPU hint).
-    #[inline]
-    pub fn acquire(&self) -> SlotToken {
-        if self.try_fast() {
-            return SlotToken::NONE;
-        }
-        self.acquire_slow(slot_hint::<S>(), || ())
-    }
-
-    /// Acquires the lock waiting in slot `slot % S` (any value is safe).
-    pub fn acquire_in(&self, slot: usize) -> SlotToken {
-        self.acquire_in_observed(slot, || ())
-    }
-
-    /// As [`acquire_in`](Self::acquire_in), calling `on_wait` once the
-    /// caller is queued (or at once if it took the lock on the fast path):
-    /// tests use it to count overtakes from the moment of registration.
-    #[doc(hidden)]
-    pub fn acquire_in_observed(&self, slot: usize, on_wait: impl FnOnce()) -> SlotToken {
-        if self.try_fast() {
-            on_wait();
-            return SlotToken::NONE;
-        }
-        self.acquire_slow(slot % S, on_wait)
-    }
-
-    /// Takes the lock if it is free; never registers anywhere.
-    #[inline]
-    pub fn try_acquire(&self) -> Option<SlotToken> {
-        self.try_fast().then_some(SlotToken::NONE)
-    }
+    crate::in_use::slotted_entry_points!();
 
     #[inline]
     fn try_fast(&self) -> bool {
-        // Acquire: pairs with the Release store of `in_use = false` in `release`.
-        self.in_use
-            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
-            .is_ok()
-    }
-
-    #[inline]
-    fn take_in_use(&self) -> bool {
-        // Relaxed peek: only a hint for when to try the CAS.
-        !self.in_use.load(Ordering::Relaxed) && self.try_fast()
+        self.in_use.try_take()
     }
 
     #[cold]
@@ -139,7 +101,7 @@ impl<const S: usize, R: Relax> Ron<S, R> {
                 flag.store(FREE, Ordering::Relaxed);
                 return SlotToken::at(s);
             }
-            if self.take_in_use() {
+            if self.in_use.take_if_free() {
                 if claimed {
                     // No grant can be pending: a grant keeps `in_use` true
                     // until its claimer consumes it, and we just found
@@ -172,8 +134,7 @@ impl<const S: usize, R: Relax> Ron<S, R> {
                 return;
             }
         }
-        // Release: publishes the critical section to the next CAS winner.
-        self.in_use.store(false, Ordering::Release);
+        self.in_use.free();
     }
 
     /// Same as [`release`](Self::release): every unlock already hands over.
@@ -189,7 +150,7 @@ impl<const S: usize, R: Relax> Ron<S, R> {
     /// Whether the lock is held (a momentary snapshot).
     #[inline]
     pub fn is_held(&self) -> bool {
-        self.in_use.load(Ordering::Relaxed) // a snapshot by contract
+        self.in_use.is_held()
     }
 }
 

@@ -52,8 +52,9 @@ use core::marker::PhantomData;
 
 use crossbeam_utils::CachePadded;
 
+use crate::in_use::InUse;
 use crate::relax::{DefaultRelax, Relax};
-use crate::slots::{SlotToken, slot_hint};
+use crate::slots::SlotToken;
 use crate::sync::{AtomicBool, AtomicU32, Ordering};
 
 /// One slot: a ticket lock and a grant flag, alone on its cache lines.
@@ -85,7 +86,7 @@ impl TicketSlot {
 /// RON-ticket: `S` per-slot ticket locks handed over along the route; see
 /// the [module docs](self).
 pub struct RonTicket<const S: usize, R: Relax = DefaultRelax> {
-    in_use: CachePadded<AtomicBool>,
+    in_use: InUse,
     slots: [CachePadded<TicketSlot>; S],
     _relax: PhantomData<fn() -> R>,
 }
@@ -96,51 +97,18 @@ impl<const S: usize, R: Relax> RonTicket<S, R> {
         pub fn new() -> Self {
             const { assert!(S >= 1, "a RON lock needs at least one slot") };
             RonTicket {
-                in_use: CachePadded::new(AtomicBool::new(false)),
+                in_use: InUse::new(),
                 slots: crate::sync::array_init!(S, CachePadded::new(TicketSlot::new())),
                 _relax: PhantomData,
             }
         }
     }
 
-    /// Acquires the lock, queueing in the caller's slot (from the CPU hint).
-    #[inline]
-    pub fn acquire(&self) -> SlotToken {
-        if self.try_fast() {
-            return SlotToken::NONE;
-        }
-        self.acquire_slow(slot_hint::<S>(), || ())
-    }
-
-    /// Acquires the lock queueing in slot `slot % S` (any value is safe).
-    pub fn acquire_in(&self, slot: usize) -> SlotToken {
-        self.acquire_in_observed(slot, || ())
-    }
-
-    /// As [`acquire_in`](Self::acquire_in), calling `on_wait` once the
-    /// caller holds a ticket (or at once after a fast-path acquisition):
-    /// tests count overtakes from that moment.
-    #[doc(hidden)]
-    pub fn acquire_in_observed(&self, slot: usize, on_wait: impl FnOnce()) -> SlotToken {
-        if self.try_fast() {
-            on_wait();
-            return SlotToken::NONE;
-        }
-        self.acquire_slow(slot % S, on_wait)
-    }
-
-    /// Takes the lock if it is free; never takes a ticket.
-    #[inline]
-    pub fn try_acquire(&self) -> Option<SlotToken> {
-        self.try_fast().then_some(SlotToken::NONE)
-    }
+    crate::in_use::slotted_entry_points!();
 
     #[inline]
     fn try_fast(&self) -> bool {
-        // Acquire: pairs with the Release store of `in_use = false`.
-        self.in_use
-            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
-            .is_ok()
+        self.in_use.try_take()
     }
 
     #[cold]
@@ -166,8 +134,7 @@ impl<const S: usize, R: Relax> RonTicket<S, R> {
             {
                 break;
             }
-            // Relaxed peek before the Acquire CAS in `try_fast`.
-            if !self.in_use.load(Ordering::Relaxed) && self.try_fast() {
+            if self.in_use.take_if_free() {
                 break;
             }
             relax.relax();
@@ -195,8 +162,7 @@ impl<const S: usize, R: Relax> RonTicket<S, R> {
                 return;
             }
         }
-        // Release: publishes the critical section to the next owner.
-        self.in_use.store(false, Ordering::Release);
+        self.in_use.free();
     }
 
     /// Same as [`release`](Self::release): every unlock already hands over.
@@ -212,7 +178,7 @@ impl<const S: usize, R: Relax> RonTicket<S, R> {
     /// Whether the lock is held (a momentary snapshot).
     #[inline]
     pub fn is_held(&self) -> bool {
-        self.in_use.load(Ordering::Relaxed) // a snapshot by contract
+        self.in_use.is_held()
     }
 }
 

@@ -1,0 +1,100 @@
+//! The ownership flag of the slotted RON locks (`Ron`, `RonTicket`,
+//! `RonPlock`, `NxtRon`) and the entry points they share.
+//!
+//! In those locks the lock is owned by whoever set `in_use` (by CAS from
+//! false) or received a grant while `in_use` stayed true; `in_use` goes
+//! back to false only when a release finds nobody to hand over to.
+
+use crossbeam_utils::CachePadded;
+
+use crate::sync::{AtomicBool, Ordering};
+
+/// One boolean on its own cache-line pair: true while the lock is held or
+/// handed over.
+pub(crate) struct InUse(CachePadded<AtomicBool>);
+
+impl InUse {
+    crate::sync::const_fn_unless_loom! {
+        /// A flag saying "free".
+        pub(crate) fn new() -> Self {
+            InUse(CachePadded::new(AtomicBool::new(false)))
+        }
+    }
+
+    /// One CAS false -> true: the fast path, and every non-granted take.
+    #[inline]
+    pub(crate) fn try_take(&self) -> bool {
+        // Acquire: pairs with the Release store in `free`, so the previous
+        // owner's critical section happens-before ours. Relaxed on failure:
+        // a failed attempt takes nothing.
+        self.0
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok()
+    }
+
+    /// A waiter's look: a plain load first (the line stays shared while
+    /// the lock is held), the CAS only when it looked free.
+    #[inline]
+    pub(crate) fn take_if_free(&self) -> bool {
+        // Relaxed peek: only decides whether to try the CAS, which has the Acquire.
+        !self.0.load(Ordering::Relaxed) && self.try_take()
+    }
+
+    /// Frees the lock (no waiter to hand over to).
+    #[inline]
+    pub(crate) fn free(&self) {
+        // Release: publishes the critical section to the next CAS winner.
+        self.0.store(false, Ordering::Release);
+    }
+
+    /// Whether the lock is held (a momentary snapshot).
+    #[inline]
+    pub(crate) fn is_held(&self) -> bool {
+        self.0.load(Ordering::Relaxed) // a snapshot by contract
+    }
+}
+
+/// The public entry points of a slotted lock with `S` slots whose type has
+/// `fn try_fast(&self) -> bool` (one CAS on its `InUse`) and
+/// `fn acquire_slow(&self, slot: usize, on_wait: impl FnOnce()) -> SlotToken`.
+/// Expands inside the type's `impl` block.
+macro_rules! slotted_entry_points {
+    () => {
+        /// Acquires the lock, waiting in the caller's slot (from the CPU hint).
+        #[inline]
+        pub fn acquire(&self) -> $crate::slots::SlotToken {
+            if self.try_fast() {
+                return $crate::slots::SlotToken::NONE;
+            }
+            self.acquire_slow($crate::slots::slot_hint::<S>(), || ())
+        }
+
+        /// Acquires the lock waiting in slot `slot % S` (any value is safe).
+        pub fn acquire_in(&self, slot: usize) -> $crate::slots::SlotToken {
+            self.acquire_in_observed(slot, || ())
+        }
+
+        /// As [`acquire_in`](Self::acquire_in), calling `on_wait` once the
+        /// caller waits in its slot (or at once after a fast-path
+        /// acquisition): tests count overtakes from that moment.
+        #[doc(hidden)]
+        pub fn acquire_in_observed(
+            &self,
+            slot: usize,
+            on_wait: impl FnOnce(),
+        ) -> $crate::slots::SlotToken {
+            if self.try_fast() {
+                on_wait();
+                return $crate::slots::SlotToken::NONE;
+            }
+            self.acquire_slow(slot % S, on_wait)
+        }
+
+        /// Takes the lock if it is free; never waits in a slot.
+        #[inline]
+        pub fn try_acquire(&self) -> Option<$crate::slots::SlotToken> {
+            self.try_fast().then_some($crate::slots::SlotToken::NONE)
+        }
+    };
+}
+pub(crate) use slotted_entry_points;
