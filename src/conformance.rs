@@ -113,25 +113,44 @@ where
     R: RawMutex + Send + Sync + 'static,
 {
     with_watchdog("mutual_exclusion", move || {
-        let m = Arc::new(Mutex::<R, Unsynced>::new(Unsynced::new()));
-        std::thread::scope(|s| {
-            for _ in 0..threads {
-                s.spawn(|| {
-                    for i in 0..iters {
-                        let g = m.lock();
-                        // SAFETY: `g` holds the lock.
-                        unsafe { g.bump() };
-                        drop(g);
-                        if i % 64 == 0 {
-                            std::thread::yield_now();
-                        }
-                    }
-                });
-            }
-        });
-        assert_eq!(m.lock().get(), (threads * iters) as u64, "lost updates");
-        assert!(!m.is_locked(), "lock still held after every guard dropped");
+        mutual_exclusion_checked::<R>(threads, iters, || ())
     });
+}
+
+/// As [`mutual_exclusion`] (without its watchdog), running `check` first
+/// in every thread: tests of a restricted environment (an affinity mask, a
+/// hint provider) assert what each thread sees there.
+pub fn mutual_exclusion_checked<R>(threads: usize, iters: usize, check: fn())
+where
+    R: RawMutex + Send + Sync + 'static,
+{
+    let m = Arc::new(Mutex::<R, Unsynced>::new(Unsynced::new()));
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                check();
+                for i in 0..iters {
+                    let g = m.lock();
+                    // SAFETY: `g` holds the lock.
+                    unsafe { g.bump() };
+                    drop(g);
+                    if i % 64 == 0 {
+                        std::thread::yield_now();
+                    }
+                }
+            });
+        }
+    });
+    let lock = std::any::type_name::<R>();
+    assert_eq!(
+        m.lock().get(),
+        (threads * iters) as u64,
+        "lost updates under {lock}"
+    );
+    assert!(
+        !m.is_locked(),
+        "{lock} still held after every guard dropped"
+    );
 }
 
 /// `try_lock` fails while the lock is held (by this or another thread),

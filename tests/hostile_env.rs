@@ -13,9 +13,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex as StdMutex, MutexGuard as StdGuard};
 
-use lock_api::{Mutex, RawMutex};
 use ron_core::{NxtRon, RonRaw, ShRon, hint, route};
-use ron_suite::conformance::{Unsynced, with_watchdog};
+use ron_suite::conformance::{mutual_exclusion_checked, with_watchdog};
 use ron_topo::calibration::{Calibration, Fingerprint};
 use ron_topo::install::{ENV_CALIBRATION, RouteSource, install_with};
 use ron_topo::{InstallReport, LatencyMatrix, SolveOptions, Topology, solve};
@@ -90,47 +89,13 @@ fn assert_installed(want: &[usize]) {
 const THREADS: usize = 4;
 const ITERS: usize = 3000;
 
-/// `THREADS` threads (spawned from the caller, so they inherit its
-/// affinity mask) take `R` `ITERS` times each and bump a non-atomic
-/// counter; `check` runs first in every thread.
-fn exclusion<R>(what: &str, check: fn())
-where
-    R: RawMutex + Send + Sync + 'static,
-{
-    let m = Mutex::<R, Unsynced>::new(Unsynced::new());
-    std::thread::scope(|s| {
-        for _ in 0..THREADS {
-            s.spawn(|| {
-                check();
-                for i in 0..ITERS {
-                    let g = m.lock();
-                    // SAFETY: `g` holds the lock.
-                    unsafe { g.bump() };
-                    drop(g);
-                    if i % 64 == 0 {
-                        std::thread::yield_now();
-                    }
-                }
-            });
-        }
-    });
-    let lock = std::any::type_name::<R>();
-    assert_eq!(
-        m.lock().get(),
-        (THREADS * ITERS) as u64,
-        "{what}: lost updates under {lock}"
-    );
-    assert!(!m.is_locked(), "{what}: {lock} still held at the end");
-}
-
 /// The locks keep working (under a watchdog: a lost wakeup fails the test
 /// instead of hanging it).
 fn locks_still_work(what: &str, check: fn()) {
-    let what = what.to_string();
-    with_watchdog(&what.clone(), move || {
-        exclusion::<RonRaw>(&what, check);
-        exclusion::<NxtRon<16>>(&what, check);
-        exclusion::<ShRon>(&what, check);
+    with_watchdog(what, move || {
+        mutual_exclusion_checked::<RonRaw>(THREADS, ITERS, check);
+        mutual_exclusion_checked::<NxtRon<16>>(THREADS, ITERS, check);
+        mutual_exclusion_checked::<ShRon>(THREADS, ITERS, check);
     });
 }
 
