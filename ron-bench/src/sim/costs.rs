@@ -6,7 +6,7 @@
 use super::SimError;
 
 /// The simulator's cost matrix: `ron_topo`'s validated latency matrix
-/// (square, finite, non-negative, at most [`MAX_CPUS`] wide). CPU ids are
+/// (square, finite, non-negative, at most [`ron_topo::matrix::MAX_N`] wide). CPU ids are
 /// not used: the simulator works on indices `0..n`, as routes do.
 ///
 /// ```
@@ -18,9 +18,6 @@ use super::SimError;
 /// assert_eq!(c.path_cost(&[0, 1]), 2.0);
 /// ```
 pub use ron_topo::LatencyMatrix as Costs;
-
-/// The largest matrix the simulator accepts (CPUs): `ron_topo`'s limit.
-pub const MAX_CPUS: usize = ron_topo::matrix::MAX_N;
 
 /// What the simulator asks of a cost matrix beyond its own methods.
 pub trait CostsExt {

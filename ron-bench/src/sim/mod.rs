@@ -70,7 +70,7 @@ pub mod groups;
 pub mod policy;
 pub mod rng;
 
-pub use costs::{Costs, CostsExt, MAX_CPUS};
+pub use costs::{Costs, CostsExt};
 pub use engine::{
     Admission, CpuSelection, MAX_ADMISSIONS, SimConfig, SimReport, Simulator, fairness, simulate,
 };
