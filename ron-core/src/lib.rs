@@ -71,6 +71,8 @@
 #![cfg_attr(not(feature = "std"), no_std)]
 #![warn(missing_docs)]
 
+#[doc(hidden)]
+pub mod coverage;
 pub mod groups;
 pub mod hint;
 mod in_use;
