@@ -105,11 +105,14 @@ impl<const FLUSH_LOG2: u32, const SHUFFLE_REDUCTION: bool, R: Relax>
 
     #[cold]
     fn acquire_slow(&self, group: usize) {
-        self.q.acquire_slow::<R>(Some(CnaCfg {
-            group,
-            threshold: 1 << FLUSH_LOG2,
-            shuffle_reduction: SHUFFLE_REDUCTION,
-        }));
+        self.q.acquire_slow::<R>(
+            Some(CnaCfg {
+                group,
+                threshold: 1 << FLUSH_LOG2,
+                shuffle_reduction: SHUFFLE_REDUCTION,
+            }),
+            "Cna",
+        );
     }
 
     /// Takes the lock if it is free and nobody waits.

@@ -82,6 +82,7 @@ pub mod relax;
 pub mod route;
 pub mod slots;
 mod sync;
+mod unwind;
 
 pub mod nxt_ron;
 pub mod ron;

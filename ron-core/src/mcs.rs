@@ -69,7 +69,7 @@ impl<R: Relax> Mcs<R> {
     #[inline]
     pub fn acquire(&self) {
         if !self.q.try_fast() {
-            self.q.acquire_slow::<R>(None);
+            self.q.acquire_slow::<R>(None, "Mcs");
         }
     }
 

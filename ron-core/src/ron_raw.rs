@@ -347,7 +347,14 @@ impl<const S: usize> RonRaw<S> {
 
     #[cold]
     fn release_slow(&self, token: SlotToken) {
-        let from = token.slot_or_hint::<S>();
+        // The CPU hint (for a fast-path token) is asked before anything
+        // changes; if it panics, the release runs from slot 0 instead.
+        token.release_from_slot::<S>(|from| self.release_from(from));
+    }
+
+    /// The release, granting from slot `from` + 1.
+    #[inline]
+    fn release_from(&self, from: usize) {
         // Relaxed: we own the lock, so the word is the one we wrote (or CASed in).
         let seq = self.state.load(Ordering::Relaxed) >> SEQ_SHIFT;
         // Ring the doorbell first (it checks that the slot has a waiter),
