@@ -35,6 +35,7 @@ use std::sync::{Mutex as StdMutex, MutexGuard as StdGuard, Once};
 use std::thread;
 
 use lock_api::{Mutex, MutexGuard, RawMutex};
+use ron_core::coverage;
 use ron_core::relax::Relax;
 use ron_core::{CBoMcs, Cna, Fsl, Mcs, NxtRon, Ron, RonPlock, RonRaw, RonTicket, ShRon};
 use ron_core::{Tas, Ticket, Ttas};
@@ -320,29 +321,42 @@ fn ron_raw_unlock_hint_panics_with_waiter(m: &Mutex<RonRaw<4>, u64>) {
     check_usable(m);
 }
 
+/// Runs `f`; where the path counters are compiled in (Miri, or
+/// `--cfg ron_coverage`), checks that it passed through `path`.
+fn reaches(path: Option<&str>, f: impl FnOnce()) {
+    let before = path.map_or(0, coverage::count);
+    f();
+    if let Some(p) = path
+        && coverage::ENABLED
+    {
+        assert!(coverage::count(p) > before, "the test never reached {p}");
+    }
+}
+
 // ----- non-aborting locks: Tas, Ttas, Ron, RonPlock, NxtRon, ShRon, RonRaw
 
 macro_rules! unwinding_lock_tests {
-    ($($name:ident: $ty:ty, hint_in_unlock = $hint:expr, with_waiter = $with_waiter:expr;)*) => {$(
+    ($($name:ident: $ty:ty, hint_in_unlock = $hint:expr, with_waiter = $with_waiter:expr,
+       left = $left:expr, took_grant = $took:expr;)*) => {$(
         mod $name {
             use super::*;
 
             #[test]
             fn waiter_panics_while_held() {
                 let _s = serial();
-                super::waiter_panics_while_held(&Mutex::<$ty, u64>::new(0));
+                reaches($left, || super::waiter_panics_while_held(&Mutex::<$ty, u64>::new(0)));
             }
 
             #[test]
             fn waiter_panics_after_handover() {
                 let _s = serial();
-                super::waiter_panics_after_handover(&Mutex::<$ty, u64>::new(0));
+                reaches($took, || super::waiter_panics_after_handover(&Mutex::<$ty, u64>::new(0)));
             }
 
             #[test]
             fn nested_lock_panics() {
                 let _s = serial();
-                super::nested_lock_panics(&Mutex::<$ty, u64>::new(0));
+                reaches($left, || super::nested_lock_panics(&Mutex::<$ty, u64>::new(0)));
             }
 
             #[test]
@@ -358,12 +372,18 @@ macro_rules! unwinding_lock_tests {
 }
 
 unwinding_lock_tests! {
-    tas: Tas<TestRelax>, hint_in_unlock = false, with_waiter = false;
-    ttas: Ttas<TestRelax>, hint_in_unlock = false, with_waiter = false;
-    ron: Ron<4, TestRelax>, hint_in_unlock = true, with_waiter = true;
-    ron_plock: RonPlock<4, TestRelax>, hint_in_unlock = true, with_waiter = true;
-    nxt_ron: NxtRon<4, TestRelax>, hint_in_unlock = false, with_waiter = true;
-    sh_ron: ShRon<TestRelax>, hint_in_unlock = false, with_waiter = true;
+    tas: Tas<TestRelax>, hint_in_unlock = false, with_waiter = false,
+        left = None, took_grant = None;
+    ttas: Ttas<TestRelax>, hint_in_unlock = false, with_waiter = false,
+        left = None, took_grant = None;
+    ron: Ron<4, TestRelax>, hint_in_unlock = true, with_waiter = true,
+        left = Some("ron.unwind_left"), took_grant = Some("ron.unwind_took_grant");
+    ron_plock: RonPlock<4, TestRelax>, hint_in_unlock = true, with_waiter = true,
+        left = Some("plock.unwind_left"), took_grant = Some("plock.unwind_took_grant");
+    nxt_ron: NxtRon<4, TestRelax>, hint_in_unlock = false, with_waiter = true,
+        left = Some("plock.unwind_left"), took_grant = Some("plock.unwind_took_grant");
+    sh_ron: ShRon<TestRelax>, hint_in_unlock = false, with_waiter = true,
+        left = Some("sh_ron.unwind_left"), took_grant = Some("sh_ron.unwind_took_grant");
 }
 
 /// `RonRaw` has no relax policy: its only user code is the hint, asked on
@@ -418,16 +438,18 @@ fn cbo_mcs_global_waiter_panics() {
     let _s = serial();
     let m = CBoMcs::<2, TestRelax>::new();
     let holder = m.acquire_in(0);
-    thread::scope(|s| {
-        let panicked = s
-            .spawn(|| {
-                panics_with(Mode::PanicAt(3), || {
-                    let _ = m.acquire_in(1);
+    reaches(Some("cbo_mcs.unwind_released_local"), || {
+        thread::scope(|s| {
+            let panicked = s
+                .spawn(|| {
+                    panics_with(Mode::PanicAt(3), || {
+                        let _ = m.acquire_in(1);
+                    })
                 })
-            })
-            .join()
-            .unwrap();
-        assert!(panicked);
+                .join()
+                .unwrap();
+            assert!(panicked);
+        })
     });
     // SAFETY: `holder` is this thread's acquisition.
     unsafe { m.release(holder) };
