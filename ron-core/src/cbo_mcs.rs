@@ -32,6 +32,10 @@
 //!   a group keeps it for at most `COHORT_HANDOVERS + 1` acquisitions in a
 //!   row; the global lock itself is a backoff TAS (no order), so a group
 //!   head can in principle lose every race. Inside a group: FIFO.
+//! * Panics: a `Relax` panic while queued in the group's MCS lock aborts
+//!   the process (as [`Mcs`](crate::Mcs)); while waiting for the global lock
+//!   the waiter gives its group lock back and unwinds. Unlock runs no user
+//!   code (`docs/panic-safety.md`).
 //!
 //! ## Cost
 //! Bytes per lock: `128 * (N + 1)`, **1152** for the default `N = 8` (each

@@ -39,6 +39,8 @@
 //!   handovers (sooner if its group comes up or the queue drains); once in
 //!   the main queue it is served in order unless moved again, and every
 //!   move is followed by such a flush. Nobody barges past a queue.
+//! * Panics: as [`Mcs`](crate::Mcs): a `Relax` panic while queued aborts
+//!   the process; unlock runs no user code.
 //!
 //! ## Cost
 //! Bytes per lock: **8**. Per waiting thread: a 128-byte node on its stack

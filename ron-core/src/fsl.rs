@@ -28,6 +28,9 @@
 //!   tickets, each global turn at most `FSL_HANDOVERS + 1` acquisitions, so a
 //!   waiter with `q` local tickets ahead enters within
 //!   `(q + 1) * L * (FSL_HANDOVERS + 1)` acquisitions (a loose bound).
+//! * Panics: a `Relax` panic while holding a ticket (local or global)
+//!   aborts the process: a ticket cannot be given back without waiting for
+//!   its turn. Unlock runs no user code (`docs/panic-safety.md`).
 //!
 //! ## Cost
 //! Bytes per lock: `128 * (L + 1)`, **2176** for the default `L = 16`.

@@ -36,6 +36,12 @@
 //! guard is a zero-size token, `mem::forget` of it just leaves the lock held,
 //! and a thread can hold any number of these locks at once.
 //!
+//! ## Panics
+//! The relax policy (user code) runs while our node is linked. The node can
+//! neither leave the queue without waiting for its turn nor die while
+//! linked, so a panic there aborts the process (`AbortOnUnwind` in
+//! `acquire_slow`); the policies are built before the node is published.
+//!
 //! ## CNA (enabled by the `cna` argument)
 //! The head, while it waits for `LOCKED == 0`, looks at its successors: if
 //! the first is of another group and some later *linked* node (one whose

@@ -17,10 +17,16 @@
 //!   set GRANT on the first slot whose count is non-zero (one CAS that checks
 //!   the count); `in_use` stays true. If none, store `in_use = false`.
 //!
+//! * a waiter whose relax policy panics leaves by one CAS on its slot word:
+//!   `(c, g) -> (c - 1, g)`, except `(1, 1) -> (0, 0)`, where the last
+//!   waiter of a granted slot takes the grant (it then owns the lock and
+//!   releases it as above) instead of stranding it on an empty slot.
+//!
 //! Why it is safe: GRANT is only set by the holder, only on a slot with a
 //! waiter, and while `in_use` stays true; a waiter can leave its slot only by
-//! taking the GRANT (one CAS winner) or by CAS on `in_use` (impossible while
-//! the grant is pending, since `in_use` is true). So at every moment exactly
+//! taking the GRANT (one CAS winner), by CAS on `in_use` (impossible while
+//! the grant is pending, since `in_use` is true), or, unwinding, by a CAS
+//! that takes the GRANT if it would otherwise leave it on an empty slot. So at every moment exactly
 //! one of "the holder", "the pending grant" or "nobody" owns the lock.
 //! Waiters keep polling `in_use`, so a waiter that registered after the
 //! holder's scan still sees the lock freed: no lost wakeup.

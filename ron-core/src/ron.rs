@@ -21,7 +21,9 @@
 //!
 //! `GRANTED` is only written by the holder, only over `WAITING`, and only
 //! while `in_use` stays true; its one claimer is the only thread that can
-//! consume it. `in_use` is only taken by CAS from false.
+//! consume it. `in_use` is only taken by CAS from false. A claimer whose
+//! relax policy panics CASes its flag `WAITING -> FREE`; if that fails the
+//! flag is `GRANTED`, and it consumes the grant and releases the lock.
 //!
 //! ## Guarantees
 //! * Mutual exclusion, under any schedule and any hint.
@@ -30,6 +32,11 @@
 //!   most `S - 1` other acquisitions (one per other slot) plus one racing
 //!   fast-path acquisition happen before its own. Threads that could not
 //!   claim (slot already taken) have no bound.
+//! * Panics: a waiter whose `Relax` policy panics gives its claim back, or,
+//!   if its slot was granted meanwhile, takes the lock and hands it on, then
+//!   unwinds; an unlock whose CPU hint panics releases the lock (scanning
+//!   from slot 0) before it unwinds. The lock stays usable
+//!   (`docs/panic-safety.md`).
 //!
 //! ## Cost
 //! Bytes per lock: `128 * (S + 1)` (the lock word and every flag on their

@@ -61,6 +61,9 @@
 //!   fast path barges, so the bound is statistical (measured: fairness
 //!   factor in `ron bench`). Use [`RonTicket`](crate::RonTicket) or
 //!   [`NxtRon`](crate::NxtRon) where a bound is required.
+//! * Panics: no user code runs while a waiter is registered (the CPU hint
+//!   is asked before); an unlock whose hint panics releases the lock
+//!   (scanning from slot 0) before it unwinds (`docs/panic-safety.md`).
 //! * A holder that is descheduled stalls its waiters (as for every
 //!   spinlock); waiters yield after each round, so the holder gets its CPU
 //!   back quickly.

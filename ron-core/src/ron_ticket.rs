@@ -32,6 +32,10 @@
 //!   `q + (q + 1) * (S - 1) + 1` acquisitions (each service of its slot is
 //!   preceded by at most one grant to each other slot; `+ 1` for a racing
 //!   fast-path acquisition). With one thread per slot that is `S`.
+//! * Panics: a waiter whose `Relax` policy panics after taking its ticket
+//!   aborts the process (a ticket cannot be given back without waiting for
+//!   its turn); an unlock whose CPU hint panics releases the lock (scanning
+//!   from slot 0) before it unwinds (`docs/panic-safety.md`).
 //!
 //! ## Cost
 //! Bytes per lock: `128 * (S + 1)`. Uncontended lock+unlock: one CAS, a scan

@@ -34,11 +34,14 @@
 //! | any | 1 | 0 | `r`'s claimer waits (only it may clear the bits) |
 //! | 1 | 1 | 1 | the holder handed the lock to `r`'s claimer, who owns it now |
 //!
-//! `GRANTED` is set only by the holder, only over `PENDING`, only while
-//! `IN_USE` stays set; only the claimer reads it. A claimer leaves only by
-//! the grant or by taking `IN_USE` from clear, which is impossible while a
-//! grant is pending, so at any moment the holder, the pending grant or
-//! nobody owns the lock (the claim step of [`Ron`](crate::Ron)).
+//! `GRANTED` is set only by the holder, only over `PENDING` (a CAS that
+//! finds it set), only while `IN_USE` stays set; only the claimer reads it.
+//! A claimer leaves only by the grant, by taking `IN_USE` from clear (which
+//! is impossible while a grant is pending), or, when its relax policy
+//! panics, by one `fetch_and` clearing both bits, which takes a grant that
+//! came first (the claimer then owns the lock and releases it). So at any
+//! moment the holder, the pending grant or nobody owns the lock (the claim
+//! step of [`Ron`](crate::Ron)).
 //!
 //! ## Table capacity
 //! With `std` the table grows on demand: pages of 32 columns (2 KiB with
@@ -59,6 +62,11 @@
 //! * Bounded waiting for claimers: at most `MAX_CPUS_IN_TABLE - 1` other
 //!   grants plus one racing fast-path acquisition. Threads that could not
 //!   claim (shared row, full table) have no bound.
+//! * Panics: a waiter whose `Relax` policy panics clears its row claim, or,
+//!   if its row was granted meanwhile, takes the lock and hands it on, then
+//!   unwinds; an unlock whose CPU hint panics releases the lock (scanning
+//!   from row 0) before it unwinds. The lock stays usable
+//!   (`docs/panic-safety.md`).
 //!
 //! ## Cost
 //! Bytes per lock: **8**. Per process: the table (std: 24 KiB of page

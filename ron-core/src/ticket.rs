@@ -17,13 +17,18 @@
 //! `serving` is written only by the holder (a Release store); tickets are
 //! handed out by `fetch_add`, so no two threads hold the same ticket
 //! (wrapping after 2^32 acquisitions is harmless while fewer than 2^32
-//! threads wait).
+//! threads wait; a `try_lock` confirms its ticket with one RMW on
+//! `serving`, in case it read `serving` before a wrap: see
+//! `confirm_served`).
 //!
 //! ## Guarantees
 //! * Mutual exclusion: only the owner of ticket `serving` is inside.
 //! * Progress and FIFO: a waiter with `q` tickets ahead of it enters after
 //!   exactly `q` other acquisitions (bounded waiting, bound `q`; a
 //!   `try_lock` only succeeds on an empty queue, so it never overtakes).
+//! * Panics: a `Relax` panic while waiting for a taken ticket aborts the
+//!   process: the ticket cannot be given back without waiting for its turn.
+//!   Unlock runs no user code (`docs/panic-safety.md`).
 //!
 //! ## Cost
 //! Bytes per lock: **8**. Uncontended lock + unlock: one `fetch_add` and
