@@ -27,8 +27,10 @@ use crossbeam_utils::Backoff as CbBackoff;
 ///
 /// # Panics
 /// `R::default()` runs before a waiter publishes anything, so a panic there
-/// just unwinds. `relax` runs while the waiter is registered, queued or
-/// holds a ticket; if it panics:
+/// just unwinds (except in `Ticket` and `Fsl`, which build the policy only
+/// once their ticket turns out not to be served, keeping it off the
+/// uncontended path: there it aborts, as `relax` does). `relax` runs while
+/// the waiter is registered, queued or holds a ticket; if it panics:
 /// * `Tas`, `Ttas`: nothing to undo, the panic unwinds.
 /// * `Ron`, `RonPlock`, `NxtRon`, `ShRon`, and `CBoMcs` while it waits for
 ///   its global lock: the waiter leaves its slot, row or group lock (if the
