@@ -41,7 +41,7 @@ use ron_core::{CBoMcs, Cna, Fsl, Mcs, NxtRon, Ron, RonPlock, RonRaw, RonTicket, 
 use ron_core::{Tas, Ticket, Ttas};
 
 /// Acquisitions per thread in the exclusion check (Miri is ~10^4x slower).
-const ITERS: u64 = if cfg!(miri) { 8 } else { 300 };
+const ITERS: u64 = if cfg!(miri) { 8 } else { 100 };
 
 /// What the test relax policy does on the current thread.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
