@@ -96,9 +96,9 @@ impl Drop for AbortOnUnwind {
 #[inline(never)]
 fn abort(lock: &str) -> ! {
     std::eprintln!(
-        "ron-core: a panic in user code (a Relax policy or the CPU hint provider) \
-         unwound through a thread queued in a {lock} lock, which cannot leave the \
-         queue without waiting for its turn; aborting"
+        "ron-core: {lock}: a panic in user code (the Relax policy) unwound through \
+         a thread waiting in the lock's FIFO queue, which it cannot leave without \
+         waiting for its turn; aborting"
     );
     std::process::abort()
 }
@@ -110,7 +110,7 @@ fn abort(lock: &str) -> ! {
 #[inline(never)]
 fn abort(lock: &str) -> ! {
     panic!(
-        "ron-core: a panic unwound through a thread queued in a {} lock; aborting",
+        "ron-core: {}: a panic unwound through a thread waiting in the lock's FIFO queue; aborting",
         lock
     )
 }
