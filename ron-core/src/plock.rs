@@ -26,8 +26,9 @@
 //! waiter, and while `in_use` stays true; a waiter can leave its slot only by
 //! taking the GRANT (one CAS winner), by CAS on `in_use` (impossible while
 //! the grant is pending, since `in_use` is true), or, unwinding, by a CAS
-//! that takes the GRANT if it would otherwise leave it on an empty slot. So at every moment exactly
-//! one of "the holder", "the pending grant" or "nobody" owns the lock.
+//! that takes the GRANT if it would otherwise leave it on an empty slot. So
+//! at every moment exactly one of "the holder", "the pending grant" or
+//! "nobody" owns the lock.
 //! Waiters keep polling `in_use`, so a waiter that registered after the
 //! holder's scan still sees the lock freed: no lost wakeup.
 
