@@ -32,6 +32,10 @@
 //!   a group keeps it for at most `COHORT_HANDOVERS + 1` acquisitions in a
 //!   row; the global lock itself is a backoff TAS (no order), so a group
 //!   head can in principle lose every race. Inside a group: FIFO.
+//! * Panics: a `Relax` panic while queued in the group's MCS lock aborts
+//!   the process (as [`Mcs`](crate::Mcs)); while waiting for the global lock
+//!   the waiter gives its group lock back and unwinds. Unlock runs no user
+//!   code (`docs/panic-safety.md`).
 //!
 //! ## Cost
 //! Bytes per lock: `128 * (N + 1)`, **1152** for the default `N = 8` (each
@@ -57,6 +61,7 @@ use crate::mcs_queue::McsQueue;
 use crate::relax::{DefaultRelax, Relax};
 use crate::slots::SlotToken;
 use crate::sync::{AtomicBool, AtomicU32, Ordering};
+use crate::unwind::OnUnwind;
 
 /// Consecutive local handovers before the global lock must be released
 /// (the cohort papers' threshold; 64 keeps a group's turn well under the
@@ -111,14 +116,25 @@ impl<const N: usize, R: Relax> CBoMcs<N, R> {
         let g = group % N;
         let l = &self.locals[g];
         if !l.q.try_fast() {
-            l.q.acquire_slow::<R>(None);
+            l.q.acquire_slow::<R>(None, "CBoMcs");
         }
         // Relaxed: `passed` is only accessed by the local owner, ordered by
         // the local lock's Release/Acquire.
         if l.passed.load(Ordering::Relaxed) {
             l.passed.store(false, Ordering::Relaxed); // as above
         } else if !self.try_global() {
+            // We hold the group's lock and wait for the global one, running
+            // the relax policy: if it panics, give the group's lock back
+            // (its next waiter then takes the global lock itself, as after
+            // `release_both`), so nothing is left held.
+            let holding_local = OnUnwind::new(|| {
+                crate::coverage::hit!("cbo_mcs.unwind_released_local");
+                // SAFETY: we hold the local lock (acquired above) and not
+                // the global one, which we were still waiting for.
+                unsafe { l.q.release() }
+            });
             self.acquire_global_slow();
+            holding_local.disarm();
         }
         SlotToken::at(g)
     }

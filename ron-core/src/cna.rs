@@ -39,6 +39,8 @@
 //!   handovers (sooner if its group comes up or the queue drains); once in
 //!   the main queue it is served in order unless moved again, and every
 //!   move is followed by such a flush. Nobody barges past a queue.
+//! * Panics: as [`Mcs`](crate::Mcs): a `Relax` panic while queued aborts
+//!   the process; unlock runs no user code.
 //!
 //! ## Cost
 //! Bytes per lock: **8**. Per waiting thread: a 128-byte node on its stack
@@ -105,11 +107,14 @@ impl<const FLUSH_LOG2: u32, const SHUFFLE_REDUCTION: bool, R: Relax>
 
     #[cold]
     fn acquire_slow(&self, group: usize) {
-        self.q.acquire_slow::<R>(Some(CnaCfg {
-            group,
-            threshold: 1 << FLUSH_LOG2,
-            shuffle_reduction: SHUFFLE_REDUCTION,
-        }));
+        self.q.acquire_slow::<R>(
+            Some(CnaCfg {
+                group,
+                threshold: 1 << FLUSH_LOG2,
+                shuffle_reduction: SHUFFLE_REDUCTION,
+            }),
+            "Cna",
+        );
     }
 
     /// Takes the lock if it is free and nobody waits.

@@ -28,6 +28,9 @@
 //!   tickets, each global turn at most `FSL_HANDOVERS + 1` acquisitions, so a
 //!   waiter with `q` local tickets ahead enters within
 //!   `(q + 1) * L * (FSL_HANDOVERS + 1)` acquisitions (a loose bound).
+//! * Panics: a `Relax` panic while holding a ticket (local or global)
+//!   aborts the process: a ticket cannot be given back without waiting for
+//!   its turn. Unlock runs no user code (`docs/panic-safety.md`).
 //!
 //! ## Cost
 //! Bytes per lock: `128 * (L + 1)`, **2176** for the default `L = 16`.
@@ -51,6 +54,7 @@ use crossbeam_utils::CachePadded;
 use crate::relax::{DefaultRelax, Relax};
 use crate::slots::SlotToken;
 use crate::sync::{AtomicBool, AtomicU32, Ordering};
+use crate::unwind::AbortOnUnwind;
 
 /// Consecutive local handovers before an `Fsl` group must give the global
 /// lock back (the fairness threshold).
@@ -74,21 +78,43 @@ impl Tickets {
         // Relaxed: the ticket orders waiters; the Acquire load of `serving`
         // takes ownership.
         let t = self.next.fetch_add(1, Ordering::Relaxed);
+        // Acquire: pairs with the Release store in `unlock`.
+        if self.serving.load(Ordering::Acquire) != t {
+            self.wait_for::<R>(t);
+        }
+    }
+
+    /// Waits for ticket `t`. A taken ticket cannot be given back without
+    /// waiting for its turn (the next ticket waits for ours to be served),
+    /// which deadlocks if this thread holds the lock: a panic in the relax
+    /// policy aborts the process.
+    #[cold]
+    fn wait_for<R: Relax>(&self, t: u32) {
+        let ticketed = AbortOnUnwind::new("Fsl");
         let mut relax = R::default();
         // Acquire: pairs with the Release store in `unlock`.
         while self.serving.load(Ordering::Acquire) != t {
             relax.relax();
         }
+        ticketed.disarm();
     }
 
     #[inline]
     fn try_lock(&self) -> bool {
         // Acquire: orders us after the releaser that stored `s`.
         let s = self.serving.load(Ordering::Acquire);
-        // Relaxed: `serving <= next`, so success means empty queue, `s` served.
-        self.next
-            .compare_exchange(s, s.wrapping_add(1), Ordering::Relaxed, Ordering::Relaxed)
-            .is_ok()
+        // `serving <= next`, so success means empty queue, `s` served.
+        // Acquire on success: nothing after moves above taking the ticket.
+        if self
+            .next
+            .compare_exchange(s, s.wrapping_add(1), Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            return false;
+        }
+        // After a 2^32 wrap during a stall, `s` may be stale: see there.
+        crate::ticket::confirm_served(&self.serving, s);
+        true
     }
 
     /// Whether tickets beyond the holder's are out (called by the holder).

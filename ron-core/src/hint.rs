@@ -4,7 +4,17 @@
 //! it and spinning, or between lock and unlock; two threads may share a CPU;
 //! an embedder's provider may return anything. No lock in this crate relies
 //! on the hint for mutual exclusion or progress; a wrong hint only costs
-//! speed. Locks call it on their slow path only.
+//! speed.
+//!
+//! Locks call it on their slow path (to pick a slot, row or group before
+//! waiting), in `try_lock` of `CBoMcs` and `Fsl`, and in the unlock of a
+//! fast-path acquisition of `Ron`, `RonPlock`, `RonTicket` (always) and
+//! `NxtRon`, `ShRon`, `RonRaw` (when waiters are registered), where it
+//! picks the slot the successor scan starts from. A provider may panic: the
+//! locks ask it before changing any state, and an unlock whose hint panics
+//! first releases the lock (scanning from slot 0), so the unlock unwinds
+//! with the lock released, never held. A provider should still not panic:
+//! a panicking unlock inside a `Drop` during unwinding aborts the process.
 //!
 //! Sources, in order:
 //! 1. a provider registered with [`set_provider`] (the `no_std` way to teach

@@ -84,7 +84,13 @@ macro_rules! slotted_entry_points {
             on_wait: impl FnOnce(),
         ) -> $crate::slots::SlotToken {
             if self.try_fast() {
+                // `on_wait` is caller code: if it panics, give the lock back.
+                let held = $crate::unwind::OnUnwind::new(|| {
+                    // SAFETY: we hold the lock (the fast path just took it).
+                    unsafe { self.release($crate::slots::SlotToken::at(0)) }
+                });
                 on_wait();
+                held.disarm();
                 return $crate::slots::SlotToken::NONE;
             }
             self.acquire_slow(slot % S, on_wait)

@@ -57,6 +57,15 @@
 //! with others, or get a garbage id: none of it can break mutual exclusion
 //! or progress in any lock here, it can only cost speed.
 //!
+//! ## User code that panics
+//! A [`Relax`](relax::Relax) policy or the [`hint`] provider may panic. The
+//! slot locks and the test-and-set locks then unwind with the waiter
+//! deregistered and the lock usable; the FIFO queue and ticket locks
+//! (`Ticket`, `Fsl`, `RonTicket`, `Mcs`, `Cna`, `CBoMcs`'s group queue)
+//! abort the process, since a queued waiter cannot leave without waiting
+//! for its turn; an unlock whose hint panics releases the lock before it
+//! unwinds. See the [`Relax`](relax::Relax) docs and `docs/panic-safety.md`.
+//!
 //! ## Features
 //! * `std` (default): `sched_getcpu`-based hints, thread-local caches, the
 //!   yielding relax policies. Without it the crate is `#![no_std]` and needs
@@ -82,6 +91,7 @@ pub mod relax;
 pub mod route;
 pub mod slots;
 mod sync;
+mod unwind;
 
 pub mod nxt_ron;
 pub mod ron;

@@ -28,6 +28,10 @@
 //!   path and `try_lock` only succeed on an empty queue, so nobody barges
 //!   (bounded waiting, bound `q`). Under oversubscription a descheduled
 //!   head stalls the queue for its time slice (FIFO's price).
+//! * Panics: a waiter whose `Relax` policy panics while its node is queued
+//!   aborts the process (with a message on stderr under `std`): the node
+//!   cannot leave the queue without waiting for its turn, and must not die
+//!   while linked. Unlock runs no user code (`docs/panic-safety.md`).
 //!
 //! ## Cost
 //! Bytes per lock: **8** (one word). Per waiting thread: one 128-byte node
@@ -69,7 +73,7 @@ impl<R: Relax> Mcs<R> {
     #[inline]
     pub fn acquire(&self) {
         if !self.q.try_fast() {
-            self.q.acquire_slow::<R>(None);
+            self.q.acquire_slow::<R>(None, "Mcs");
         }
     }
 

@@ -36,6 +36,12 @@
 //! guard is a zero-size token, `mem::forget` of it just leaves the lock held,
 //! and a thread can hold any number of these locks at once.
 //!
+//! ## Panics
+//! The relax policy (user code) runs while our node is linked. The node can
+//! neither leave the queue without waiting for its turn nor die while
+//! linked, so a panic there aborts the process (`AbortOnUnwind` in
+//! `acquire_slow`); the policies are built before the node is published.
+//!
 //! ## CNA (enabled by the `cna` argument)
 //! The head, while it waits for `LOCKED == 0`, looks at its successors: if
 //! the first is of another group and some later *linked* node (one whose
@@ -54,6 +60,7 @@ use core::ptr;
 
 use crate::relax::Relax;
 use crate::sync::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use crate::unwind::AbortOnUnwind;
 
 /// Bit 0 of the lock word: held.
 pub(crate) const LOCKED: usize = 1;
@@ -161,13 +168,23 @@ impl McsQueue {
     }
 
     /// The slow path: queue, become head, take the lock, hand the head role
-    /// on. Returns with the lock held and the caller's node dead.
+    /// on. Returns with the lock held and the caller's node dead. `lock`
+    /// names the lock type in the abort message (see below).
+    ///
+    /// User code (the relax policy) runs while our node is queued. A queued
+    /// node cannot be unlinked without waiting for our turn (our successor
+    /// learns the head role only from us), and its stack frame must not die
+    /// while it is reachable; so a panic in `relax` aborts the process
+    /// (`AbortOnUnwind`). The policies are built before the node is
+    /// published, so a panicking `R::default()` unwinds cleanly.
     #[cold]
-    pub(crate) fn acquire_slow<R: Relax>(&self, cna: Option<CnaCfg>) {
+    pub(crate) fn acquire_slow<R: Relax>(&self, cna: Option<CnaCfg>, lock: &'static str) {
+        let mut relax = R::default();
+        let head_relax = R::default();
+        let link_relax = R::default();
         let group = cna.map_or(0, |c| c.group);
         let me_node = Node::new(group);
         let me = ptr::from_ref(&me_node).expose_provenance();
-        let mut relax = R::default();
 
         // Enqueue.
         let mut cur = self.state.load(Ordering::Relaxed); // a guess for the CAS
@@ -196,6 +213,8 @@ impl McsQueue {
                 Err(now) => cur = now,
             }
         };
+        // Our node is reachable from now on: no unwinding until we return.
+        let queued = AbortOnUnwind::new(lock);
 
         let mut sec = Secondary {
             head: 0,
@@ -233,7 +252,7 @@ impl McsQueue {
             sec.rng ^= sec.rng << 5;
             shuffle = sec.head != 0 || !c.shuffle_reduction || sec.rng & 127 == 0;
         }
-        let mut relax = R::default();
+        let mut relax = head_relax;
         loop {
             let cur = self.state.load(Ordering::Relaxed); // a guess, checked by RMWs
             if cur & LOCKED == 0 {
@@ -245,6 +264,7 @@ impl McsQueue {
                             .compare_exchange(me, LOCKED, Ordering::Acquire, Ordering::Relaxed)
                             .is_ok()
                         {
+                            queued.disarm();
                             return;
                         }
                     } else {
@@ -267,6 +287,7 @@ impl McsQueue {
                             sec.local = 0;
                             // SAFETY: `succ` is queued (secondary queue), so alive.
                             unsafe { pass_head(succ, sec) };
+                            queued.disarm();
                             return;
                         }
                     }
@@ -290,7 +311,7 @@ impl McsQueue {
 
         // We own the lock and a successor has replaced us as tail: wait for
         // it to link itself, then hand it the head role.
-        let mut relax = R::default();
+        let mut relax = link_relax;
         let next = loop {
             // Acquire: pairs with the successor's Release store of our `next`.
             let n = me_node.next.load(Ordering::Acquire);
@@ -324,6 +345,7 @@ impl McsQueue {
         };
         // SAFETY: `succ` is queued (main or secondary queue), so alive.
         unsafe { pass_head(succ, sec) };
+        queued.disarm();
     }
 }
 

@@ -11,6 +11,11 @@ crate::plock::plock_type! {
     /// * **Guarantees:** as [`RonPlock`](crate::RonPlock): mutual exclusion,
     ///   progress, and per-slot bounded waiting of `S - 1` other grants plus
     ///   one racing fast-path acquisition.
+    /// * **Panics:** a waiter whose `Relax` policy panics leaves its slot
+    ///   (the last waiter of a granted slot takes the grant and hands the
+    ///   lock on), then unwinds; an unlock whose CPU hint panics releases
+    ///   the lock (scanning from slot 0) before it unwinds. The lock stays
+    ///   usable (`docs/panic-safety.md`).
     /// * **Cost:** `128 * (S + 1)` bytes per lock: the bitmap words live in
     ///   the second cache line of the first `ceil(S/64)` slots and cost
     ///   nothing extra. Uncontended lock+unlock: one CAS, one bitmap load,

@@ -17,17 +17,25 @@
 //!   set GRANT on the first slot whose count is non-zero (one CAS that checks
 //!   the count); `in_use` stays true. If none, store `in_use = false`.
 //!
+//! * a waiter whose relax policy panics leaves by one CAS on its slot word:
+//!   `(c, g) -> (c - 1, g)`, except `(1, 1) -> (0, 0)`, where the last
+//!   waiter of a granted slot takes the grant (it then owns the lock and
+//!   releases it as above) instead of stranding it on an empty slot.
+//!
 //! Why it is safe: GRANT is only set by the holder, only on a slot with a
 //! waiter, and while `in_use` stays true; a waiter can leave its slot only by
-//! taking the GRANT (one CAS winner) or by CAS on `in_use` (impossible while
-//! the grant is pending, since `in_use` is true). So at every moment exactly
-//! one of "the holder", "the pending grant" or "nobody" owns the lock.
+//! taking the GRANT (one CAS winner), by CAS on `in_use` (impossible while
+//! the grant is pending, since `in_use` is true), or, unwinding, by a CAS
+//! that takes the GRANT if it would otherwise leave it on an empty slot. So
+//! at every moment exactly one of "the holder", "the pending grant" or
+//! "nobody" owns the lock.
 //! Waiters keep polling `in_use`, so a waiter that registered after the
 //! holder's scan still sees the lock freed: no lost wakeup.
 
 use crate::in_use::InUse;
 use crate::relax::Relax;
 use crate::slots::{SlotTable, SlotToken};
+use crate::unwind::OnUnwind;
 
 /// The plock protocol over `S` slots; `BITMAP` selects the successor search.
 pub(crate) struct Plock<const S: usize, const BITMAP: bool> {
@@ -50,15 +58,29 @@ impl<const S: usize, const BITMAP: bool> Plock<S, BITMAP> {
 
     #[cold]
     pub(crate) fn acquire_slow<R: Relax>(&self, s: usize, on_wait: impl FnOnce()) -> SlotToken {
-        self.slots.register::<BITMAP>(s);
-        on_wait();
+        // User code before registering: a panic here leaves nothing behind.
         let mut relax = R::default();
+        self.slots.register::<BITMAP>(s);
+        // While registered, a panic in `relax` (or `on_wait`) unwinds
+        // through this guard: it leaves the slot, and if that would strand
+        // a grant to it, takes the grant and hands the lock on.
+        let registered = OnUnwind::new(|| {
+            if self.slots.leave::<BITMAP>(s) {
+                crate::coverage::hit!("plock.unwind_took_grant");
+                self.release_slow(SlotToken::at(s));
+            } else {
+                crate::coverage::hit!("plock.unwind_left");
+            }
+        });
+        on_wait();
         loop {
             if self.slots.try_take_grant::<BITMAP>(s) {
+                registered.disarm();
                 return SlotToken::at(s);
             }
             if self.in_use.take_if_free() {
                 self.slots.unregister::<BITMAP>(s);
+                registered.disarm();
                 return SlotToken::at(s);
             }
             relax.relax();
@@ -78,15 +100,16 @@ impl<const S: usize, const BITMAP: bool> Plock<S, BITMAP> {
 
     #[cold]
     fn release_slow(&self, token: SlotToken) {
-        let from = token.slot_or_hint::<S>();
-        let granted = if BITMAP {
-            self.slots.grant_next_bitmap(from)
-        } else {
-            self.slots.grant_next_linear(from)
-        };
-        if granted.is_none() {
-            self.in_use.free();
-        }
+        token.release_from_slot::<S>(|from| {
+            let granted = if BITMAP {
+                self.slots.grant_next_bitmap(from)
+            } else {
+                self.slots.grant_next_linear(from)
+            };
+            if granted.is_none() {
+                self.in_use.free();
+            }
+        });
     }
 
     #[inline]

@@ -43,10 +43,15 @@ macro_rules! impl_raw_mutex {
         // SAFETY: `acquire`/`try_acquire` return a guard only after this
         // thread took ownership with an Acquire read-modify-write that at
         // most one thread can win (see the type's state table), and
-        // `release` hands ownership on with a Release store; neither
-        // allocates, panics or depends on the CPU hint for exclusion. A
-        // forgotten guard leaves the lock held and nothing dangling; moving
-        // or dropping a held lock that is exclusively owned is plain memory.
+        // `release` hands ownership on with a Release store; exclusion
+        // never depends on the CPU hint. The only panics come from user
+        // code (a `Relax` policy, the hint provider): an `acquire` that
+        // unwinds has deregistered and owns nothing (or aborts the process,
+        // for the FIFO queue and ticket locks), and a `release` that unwinds
+        // (a panicking hint) has released the lock first (see
+        // `unwind.rs`). A forgotten guard leaves the lock held and nothing
+        // dangling; moving or dropping a held lock that is exclusively
+        // owned is plain memory.
         unsafe impl<$($gen)*> lock_api::RawMutex for $ty {
             #[allow(clippy::declare_interior_mutable_const)]
             const INIT: Self = Self::new();

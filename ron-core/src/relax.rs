@@ -24,6 +24,25 @@
 use crossbeam_utils::Backoff as CbBackoff;
 
 /// A waiting strategy; `relax` is called once per failed look at the lock.
+///
+/// # Panics
+/// `R::default()` runs before a waiter publishes anything, so a panic there
+/// just unwinds (except in `Ticket` and `Fsl`, which build the policy only
+/// once their ticket turns out not to be served, keeping it off the
+/// uncontended path: there it aborts, as `relax` does). `relax` runs while
+/// the waiter is registered, queued or holds a ticket; if it panics:
+/// * `Tas`, `Ttas`: nothing to undo, the panic unwinds.
+/// * `Ron`, `RonPlock`, `NxtRon`, `ShRon`, and `CBoMcs` while it waits for
+///   its global lock: the waiter leaves its slot, row or group lock (if the
+///   lock was handed to it meanwhile, it takes it and hands it on), then
+///   the panic unwinds; the lock stays usable.
+/// * `Ticket`, `Fsl`, `RonTicket`, `Mcs`, `Cna`, `CBoMcs` (in its group's
+///   queue): the process aborts, with a message on stderr under `std`. A
+///   waiter cannot leave a FIFO queue without waiting for its turn (which
+///   deadlocks if the thread holds the lock), and a queue node on a dying
+///   stack frame would be undefined behaviour.
+///
+/// The policies of this module never panic. See `docs/panic-safety.md`.
 pub trait Relax: Default {
     /// Waits a little before the caller looks at the lock again.
     fn relax(&mut self);

@@ -21,7 +21,9 @@
 //!
 //! `GRANTED` is only written by the holder, only over `WAITING`, and only
 //! while `in_use` stays true; its one claimer is the only thread that can
-//! consume it. `in_use` is only taken by CAS from false.
+//! consume it. `in_use` is only taken by CAS from false. A claimer whose
+//! relax policy panics CASes its flag `WAITING -> FREE`; if that fails the
+//! flag is `GRANTED`, and it consumes the grant and releases the lock.
 //!
 //! ## Guarantees
 //! * Mutual exclusion, under any schedule and any hint.
@@ -30,6 +32,11 @@
 //!   most `S - 1` other acquisitions (one per other slot) plus one racing
 //!   fast-path acquisition happen before its own. Threads that could not
 //!   claim (slot already taken) have no bound.
+//! * Panics: a waiter whose `Relax` policy panics gives its claim back, or,
+//!   if its slot was granted meanwhile, takes the lock and hands it on, then
+//!   unwinds; an unlock whose CPU hint panics releases the lock (scanning
+//!   from slot 0) before it unwinds. The lock stays usable
+//!   (`docs/panic-safety.md`).
 //!
 //! ## Cost
 //! Bytes per lock: `128 * (S + 1)` (the lock word and every flag on their
@@ -51,6 +58,7 @@ use crate::in_use::InUse;
 use crate::relax::{DefaultRelax, Relax};
 use crate::slots::SlotToken;
 use crate::sync::{AtomicU8, Ordering};
+use crate::unwind::OnUnwind;
 
 const FREE: u8 = 0;
 const WAITING: u8 = 1;
@@ -87,18 +95,28 @@ impl<const S: usize, R: Relax> Ron<S, R> {
     #[cold]
     fn acquire_slow(&self, s: usize, on_wait: impl FnOnce()) -> SlotToken {
         let flag = &self.flags[s];
+        // User code before claiming: a panic here leaves nothing behind.
         let mut relax = R::default();
         // Relaxed: claiming transfers no data; it only makes this thread the
         // one consumer of the slot's grant.
         let claimed = flag
             .compare_exchange(FREE, WAITING, Ordering::Relaxed, Ordering::Relaxed)
             .is_ok();
+        // While claimed, a panic in `relax` (or `on_wait`) unwinds through
+        // this guard: it gives the flag back, or, if the holder granted it
+        // meanwhile, owns the lock and hands it on.
+        let claim = OnUnwind::new(|| {
+            if claimed {
+                self.unclaim_on_unwind(s);
+            }
+        });
         on_wait();
         loop {
             // Acquire: pairs with the holder's Release CAS WAITING -> GRANTED.
             if claimed && flag.load(Ordering::Acquire) == GRANTED {
                 // Relaxed: the flag carries no data for the next claimer.
                 flag.store(FREE, Ordering::Relaxed);
+                claim.disarm();
                 return SlotToken::at(s);
             }
             if self.in_use.take_if_free() {
@@ -108,9 +126,32 @@ impl<const S: usize, R: Relax> Ron<S, R> {
                     // `in_use` false. So the flag is WAITING; give it back.
                     flag.store(FREE, Ordering::Relaxed); // as above
                 }
+                claim.disarm();
                 return SlotToken::at(s);
             }
             relax.relax();
+        }
+    }
+
+    /// The claimer of slot `s` unwinds without the lock: one CAS `WAITING
+    /// -> FREE` against the holder's CAS `WAITING -> GRANTED`; if the grant
+    /// won, the claimer owns the lock and releases it (no waiting, no user
+    /// code).
+    #[cold]
+    fn unclaim_on_unwind(&self, s: usize) {
+        let flag = &self.flags[s];
+        // Acquire on failure: the flag is then GRANTED, and we take the
+        // lock the holder's Release CAS handed over. Relaxed on success: the
+        // flag carries no data.
+        match flag.compare_exchange(WAITING, FREE, Ordering::Relaxed, Ordering::Acquire) {
+            Ok(_) => {
+                crate::coverage::hit!("ron.unwind_left");
+            }
+            Err(_) => {
+                crate::coverage::hit!("ron.unwind_took_grant");
+                flag.store(FREE, Ordering::Relaxed); // as in `acquire_slow`
+                self.release_from(s);
+            }
         }
     }
 
@@ -121,7 +162,12 @@ impl<const S: usize, R: Relax> Ron<S, R> {
     /// The caller holds the lock, acquired with `token`'s acquisition.
     #[inline]
     pub unsafe fn release(&self, token: SlotToken) {
-        let from = token.slot_or_hint::<S>();
+        token.release_from_slot::<S>(|from| self.release_from(from));
+    }
+
+    /// The release, scanning from slot `from` + 1.
+    #[inline]
+    fn release_from(&self, from: usize) {
         for i in 1..=S {
             let t = (from + i) % S;
             let f = &self.flags[t];

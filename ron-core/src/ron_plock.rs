@@ -13,6 +13,11 @@ crate::plock::plock_type! {
     ///   acquisition happen before its slot is granted. With one thread per
     ///   slot (threads pinned, `S >=` CPUs) that is a per-thread bound of
     ///   `S`; threads sharing a slot race for its grant.
+    /// * **Panics:** a waiter whose `Relax` policy panics leaves its slot
+    ///   (the last waiter of a granted slot takes the grant and hands the
+    ///   lock on), then unwinds; an unlock whose CPU hint panics releases
+    ///   the lock (scanning from slot 0) before it unwinds. The lock stays
+    ///   usable (`docs/panic-safety.md`).
     /// * **Cost:** `128 * (S + 1)` bytes per lock. Uncontended lock+unlock:
     ///   one CAS, a scan of `S` slot words (O(S) loads, the successor search
     ///   nxtRON removes) and a release store.

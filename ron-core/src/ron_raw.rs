@@ -61,6 +61,9 @@
 //!   fast path barges, so the bound is statistical (measured: fairness
 //!   factor in `ron bench`). Use [`RonTicket`](crate::RonTicket) or
 //!   [`NxtRon`](crate::NxtRon) where a bound is required.
+//! * Panics: no user code runs while a waiter is registered (the CPU hint
+//!   is asked before); an unlock whose hint panics releases the lock
+//!   (scanning from slot 0) before it unwinds (`docs/panic-safety.md`).
 //! * A holder that is descheduled stalls its waiters (as for every
 //!   spinlock); waiters yield after each round, so the holder gets its CPU
 //!   back quickly.
@@ -347,7 +350,14 @@ impl<const S: usize> RonRaw<S> {
 
     #[cold]
     fn release_slow(&self, token: SlotToken) {
-        let from = token.slot_or_hint::<S>();
+        // The CPU hint (for a fast-path token) is asked before anything
+        // changes; if it panics, the release runs from slot 0 instead.
+        token.release_from_slot::<S>(|from| self.release_from(from));
+    }
+
+    /// The release, granting from slot `from` + 1.
+    #[inline]
+    fn release_from(&self, from: usize) {
         // Relaxed: we own the lock, so the word is the one we wrote (or CASed in).
         let seq = self.state.load(Ordering::Relaxed) >> SEQ_SHIFT;
         // Ring the doorbell first (it checks that the slot has a waiter),

@@ -32,6 +32,10 @@
 //!   `q + (q + 1) * (S - 1) + 1` acquisitions (each service of its slot is
 //!   preceded by at most one grant to each other slot; `+ 1` for a racing
 //!   fast-path acquisition). With one thread per slot that is `S`.
+//! * Panics: a waiter whose `Relax` policy panics after taking its ticket
+//!   aborts the process (a ticket cannot be given back without waiting for
+//!   its turn); an unlock whose CPU hint panics releases the lock (scanning
+//!   from slot 0) before it unwinds (`docs/panic-safety.md`).
 //!
 //! ## Cost
 //! Bytes per lock: `128 * (S + 1)`. Uncontended lock+unlock: one CAS, a scan
@@ -56,6 +60,7 @@ use crate::in_use::InUse;
 use crate::relax::{DefaultRelax, Relax};
 use crate::slots::SlotToken;
 use crate::sync::{AtomicBool, AtomicU32, Ordering};
+use crate::unwind::AbortOnUnwind;
 
 /// One slot: a ticket lock and a grant flag, alone on its cache lines.
 struct TicketSlot {
@@ -114,11 +119,16 @@ impl<const S: usize, R: Relax> RonTicket<S, R> {
     #[cold]
     fn acquire_slow(&self, s: usize, on_wait: impl FnOnce()) -> SlotToken {
         let slot = &self.slots[s];
+        // User code before taking a ticket: a panic here leaves nothing behind.
+        let mut relax = R::default();
         // Relaxed: the ticket only orders waiters of this slot; the data
         // handover is through `grant`/`in_use`.
         let ticket = slot.tickets.fetch_add(1, Ordering::Relaxed);
+        // A ticket cannot be given back without waiting for its turn (the
+        // next ticket waits for ours to be served), which deadlocks if this
+        // thread holds the lock: a panic in `relax` (or `on_wait`) aborts.
+        let queued = AbortOnUnwind::new("RonTicket");
         on_wait();
-        let mut relax = R::default();
         // Acquire: pairs with the previous head's Release store of `serving`.
         while slot.serving.load(Ordering::Acquire) != ticket {
             relax.relax();
@@ -142,6 +152,7 @@ impl<const S: usize, R: Relax> RonTicket<S, R> {
         // Release: the next ticket holder becomes head after we own the lock.
         slot.serving
             .store(ticket.wrapping_add(1), Ordering::Release);
+        queued.disarm();
         SlotToken::at(s)
     }
 
@@ -152,7 +163,12 @@ impl<const S: usize, R: Relax> RonTicket<S, R> {
     /// The caller holds the lock, acquired with `token`'s acquisition.
     #[inline]
     pub unsafe fn release(&self, token: SlotToken) {
-        let from = token.slot_or_hint::<S>();
+        token.release_from_slot::<S>(|from| self.release_from(from));
+    }
+
+    /// The release, scanning from slot `from` + 1.
+    #[inline]
+    fn release_from(&self, from: usize) {
         for i in 1..=S {
             let slot = &self.slots[(from + i) % S];
             if slot.has_waiters() {

@@ -34,11 +34,14 @@
 //! | any | 1 | 0 | `r`'s claimer waits (only it may clear the bits) |
 //! | 1 | 1 | 1 | the holder handed the lock to `r`'s claimer, who owns it now |
 //!
-//! `GRANTED` is set only by the holder, only over `PENDING`, only while
-//! `IN_USE` stays set; only the claimer reads it. A claimer leaves only by
-//! the grant or by taking `IN_USE` from clear, which is impossible while a
-//! grant is pending, so at any moment the holder, the pending grant or
-//! nobody owns the lock (the claim step of [`Ron`](crate::Ron)).
+//! `GRANTED` is set only by the holder, only over `PENDING` (a CAS that
+//! finds it set), only while `IN_USE` stays set; only the claimer reads it.
+//! A claimer leaves only by the grant, by taking `IN_USE` from clear (which
+//! is impossible while a grant is pending), or, when its relax policy
+//! panics, by one `fetch_and` clearing both bits, which takes a grant that
+//! came first (the claimer then owns the lock and releases it). So at any
+//! moment the holder, the pending grant or nobody owns the lock (the claim
+//! step of [`Ron`](crate::Ron)).
 //!
 //! ## Table capacity
 //! With `std` the table grows on demand: pages of 32 columns (2 KiB with
@@ -59,6 +62,11 @@
 //! * Bounded waiting for claimers: at most `MAX_CPUS_IN_TABLE - 1` other
 //!   grants plus one racing fast-path acquisition. Threads that could not
 //!   claim (shared row, full table) have no bound.
+//! * Panics: a waiter whose `Relax` policy panics clears its row claim, or,
+//!   if its row was granted meanwhile, takes the lock and hands it on, then
+//!   unwinds; an unlock whose CPU hint panics releases the lock (scanning
+//!   from row 0) before it unwinds. The lock stays usable
+//!   (`docs/panic-safety.md`).
 //!
 //! ## Cost
 //! Bytes per lock: **8**. Per process: the table (std: 24 KiB of page
@@ -82,6 +90,7 @@ use core::marker::PhantomData;
 use crate::relax::{DefaultRelax, Relax};
 use crate::slots::SlotToken;
 use crate::sync::{AtomicU32, AtomicU64, Ordering};
+use crate::unwind::OnUnwind;
 
 /// Rows of the wait table: CPU hints map to row `cpu % MAX_CPUS_IN_TABLE`.
 #[cfg(not(loom))]
@@ -372,6 +381,8 @@ impl<R: Relax> ShRon<R> {
 
     #[cold]
     fn acquire_slow(&self, row: usize) -> SlotToken {
+        // User code before claiming: a panic here leaves nothing behind.
+        let mut relax = R::default();
         // Claim our row in the lock's column, if there is one.
         let claim = self.column().and_then(|col| {
             let page = self.table().page(col)?;
@@ -386,12 +397,20 @@ impl<R: Relax> ShRon<R> {
             self.word.fetch_add(ONE_WAITER, Ordering::Relaxed);
             Some((w, pending))
         });
-        let mut relax = R::default();
+        // While claimed, a panic in `relax` unwinds through this guard: it
+        // clears the claim, or, if the holder granted the row meanwhile,
+        // owns the lock and hands it on.
+        let claimed = OnUnwind::new(|| {
+            if let Some((w, pending)) = claim {
+                self.unclaim_on_unwind(w, pending, row);
+            }
+        });
         loop {
             if let Some((w, pending)) = claim {
-                // Acquire: pairs with the holder's Release `fetch_or` of GRANTED.
+                // Acquire: pairs with the holder's Release CAS that set GRANTED.
                 if w.load(Ordering::Acquire) & (pending << 1) != 0 {
                     self.unclaim(w, pending);
+                    claimed.disarm();
                     return SlotToken::at(row);
                 }
             }
@@ -402,9 +421,29 @@ impl<R: Relax> ShRon<R> {
                 if let Some((w, pending)) = claim {
                     self.unclaim(w, pending);
                 }
+                claimed.disarm();
                 return SlotToken::at(row);
             }
             relax.relax();
+        }
+    }
+
+    /// The claimer of `row` unwinds without the lock: one `fetch_and`
+    /// clears both its bits; the holder sets GRANTED only by a CAS that
+    /// finds PENDING set, so either the grant came first (the old value
+    /// shows it: we own the lock and release it) or it will skip the row.
+    #[cold]
+    fn unclaim_on_unwind(&self, w: &AtomicU64, pending: u64, row: usize) {
+        // Acquire: if GRANTED was set, pairs with the holder's Release CAS.
+        let old = w.fetch_and(!(pending | pending << 1), Ordering::Acquire);
+        self.word.fetch_sub(ONE_WAITER, Ordering::Relaxed); // a hint (see `unclaim`)
+        if old & (pending << 1) != 0 {
+            crate::coverage::hit!("sh_ron.unwind_took_grant");
+            // SAFETY: the grant made us the owner; `row` only picks where
+            // the handover scan starts.
+            unsafe { self.release(SlotToken::at(row)) };
+        } else {
+            crate::coverage::hit!("sh_ron.unwind_left");
         }
     }
 
@@ -430,8 +469,7 @@ impl<R: Relax> ShRon<R> {
         if cur & COUNT_MASK != 0 && cur >> COL_SHIFT != 0 && self.grant_next(cur, token) {
             return;
         }
-        // Release: publishes the critical section to the next owner.
-        self.word.fetch_and(!IN_USE, Ordering::Release);
+        self.free();
     }
 
     #[cold]
@@ -443,19 +481,52 @@ impl<R: Relax> ShRon<R> {
         let pending = 1u64 << (2 * (col % PAGE_COLUMNS));
         let from = match token.slot() {
             Some(r) if r < MAX_CPUS_IN_TABLE => r,
-            _ => row_hint(),
+            _ => {
+                // The hint is user code: asked before anything changes; if
+                // it panics, the release runs from row 0 while unwinding.
+                let on_unwind = OnUnwind::new(|| {
+                    if !Self::grant_from(page, pending, 0) {
+                        self.free();
+                    }
+                });
+                let r = row_hint();
+                on_unwind.disarm();
+                r
+            }
         };
+        Self::grant_from(page, pending, from)
+    }
+
+    /// Grants the first claimed row after `from` (its own last); returns
+    /// whether it found one.
+    fn grant_from(page: &Page, pending: u64, from: usize) -> bool {
         for i in 1..=MAX_CPUS_IN_TABLE {
             let w = &page.rows[(from + i) % MAX_CPUS_IN_TABLE];
-            // Relaxed peek: a claimer cannot leave while we hold the lock,
-            // and earlier claimers' clears happen-before our acquisition.
-            if w.load(Ordering::Relaxed) & pending != 0 {
+            // Relaxed: a guess, checked by the CAS. A claimer leaves only
+            // with the lock, or (unwinding) by clearing PENDING, which the
+            // CAS below re-checks: GRANTED is never set on an unclaimed row.
+            let mut cur = w.load(Ordering::Relaxed);
+            while cur & pending != 0 {
                 // Release: passes our critical section to the claimer.
-                w.fetch_or(pending << 1, Ordering::Release);
-                return true;
+                match w.compare_exchange_weak(
+                    cur,
+                    cur | pending << 1,
+                    Ordering::Release,
+                    Ordering::Relaxed,
+                ) {
+                    Ok(_) => return true,
+                    Err(now) => cur = now,
+                }
             }
         }
         false
+    }
+
+    /// Clears `IN_USE` (no claimed row to hand over to).
+    #[inline]
+    fn free(&self) {
+        // Release: publishes the critical section to the next owner.
+        self.word.fetch_and(!IN_USE, Ordering::Release);
     }
 
     /// Same as [`release`](Self::release): every unlock already hands over.

@@ -149,6 +149,33 @@ impl<const S: usize> SlotTable<S> {
         }
     }
 
+    /// A registered waiter of slot `s` leaves it without having acquired
+    /// (its relax policy panicked): drops its count, unless the slot holds
+    /// a grant and the caller is its last waiter, in which case it takes
+    /// the grant, since nobody else could: `(c, GRANT) -> (c - 1, 0)`.
+    /// Returns whether the caller took the grant (it then owns the lock and
+    /// must release it). One CAS decides, on the word the holder's `grant`
+    /// CASes, so a grant is either seen here or never set on an empty slot.
+    pub(crate) fn leave<const BITMAP: bool>(&self, s: usize) -> bool {
+        let w = self.word(s);
+        let mut cur = w.load(Ordering::Relaxed); // a guess, checked by the CAS
+        loop {
+            let took = cur & GRANT != 0 && count(cur) == 1;
+            let new = if took { cur - ONE - GRANT } else { cur - ONE };
+            // SeqCst: the bitmap invariant, and Acquire when taking the
+            // grant (pairs with the Release in `grant`).
+            match w.compare_exchange_weak(cur, new, Ordering::SeqCst, Ordering::Relaxed) {
+                Ok(_) => {
+                    if BITMAP && count(cur) == 1 {
+                        self.clear_bit_if_empty(s);
+                    }
+                    return took;
+                }
+                Err(now) => cur = now,
+            }
+        }
+    }
+
     /// Sets the grant of slot `s` if it has a registered waiter. Returns
     /// whether it did (or the grant was already set with waiters present).
     #[inline]
@@ -243,14 +270,25 @@ impl SlotToken {
         (self.slot != u32::MAX).then_some(self.slot as usize)
     }
 
-    /// The slot to start the unlock scan from: the recorded one, else the
-    /// caller's current one.
+    /// Runs `release_from(start)`, the release of a lock with `S` slots
+    /// that scans for a successor from slot `start`: the recorded slot, or
+    /// for a fast-path acquisition the caller's current slot (CPU hint).
+    /// The hint provider is user code and may panic; it is asked before the
+    /// release changes anything, and if it panics, `release_from(0)` (which
+    /// asks nothing) runs while the panic unwinds, so an unlock never
+    /// unwinds with the lock held.
     #[inline]
-    pub(crate) fn slot_or_hint<const S: usize>(self) -> usize {
-        match self.slot() {
+    pub(crate) fn release_from_slot<const S: usize>(self, release_from: impl Fn(usize)) {
+        let start = match self.slot() {
             Some(s) if s < S => s,
-            _ => slot_hint::<S>(),
-        }
+            _ => {
+                let on_unwind = crate::unwind::OnUnwind::new(|| release_from(0));
+                let s = slot_hint::<S>();
+                on_unwind.disarm();
+                s
+            }
+        };
+        release_from(start);
     }
 }
 

@@ -18,6 +18,8 @@
 //! * Mutual exclusion: only the RMW that reads `false` takes the lock.
 //! * Progress (deadlock-freedom): whenever the lock is free, some RMW wins.
 //! * No bounded waiting: a waiter can lose every race forever.
+//! * Panics: a panicking `Relax` policy unwinds out of `lock` with nothing
+//!   to undo (a waiter publishes no state); unlock runs no user code.
 //!
 //! ## Cost
 //! Bytes per lock: **1**. Uncontended lock + unlock: one CAS and one store.

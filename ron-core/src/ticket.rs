@@ -17,13 +17,18 @@
 //! `serving` is written only by the holder (a Release store); tickets are
 //! handed out by `fetch_add`, so no two threads hold the same ticket
 //! (wrapping after 2^32 acquisitions is harmless while fewer than 2^32
-//! threads wait).
+//! threads wait; a `try_lock` confirms its ticket with one RMW on
+//! `serving`, in case it read `serving` before a wrap: see
+//! `confirm_served`).
 //!
 //! ## Guarantees
 //! * Mutual exclusion: only the owner of ticket `serving` is inside.
 //! * Progress and FIFO: a waiter with `q` tickets ahead of it enters after
 //!   exactly `q` other acquisitions (bounded waiting, bound `q`; a
 //!   `try_lock` only succeeds on an empty queue, so it never overtakes).
+//! * Panics: a `Relax` panic while waiting for a taken ticket aborts the
+//!   process: the ticket cannot be given back without waiting for its turn.
+//!   Unlock runs no user code (`docs/panic-safety.md`).
 //!
 //! ## Cost
 //! Bytes per lock: **8**. Uncontended lock + unlock: one `fetch_add` and
@@ -44,6 +49,7 @@ use core::marker::PhantomData;
 
 use crate::relax::{DefaultRelax, Relax};
 use crate::sync::{AtomicU32, Ordering};
+use crate::unwind::AbortOnUnwind;
 
 /// FIFO ticket lock; see the [module docs](self).
 pub struct Ticket<R: Relax = DefaultRelax> {
@@ -72,13 +78,19 @@ impl<R: Relax> Ticket<R> {
         }
     }
 
+    /// Waits for ticket `t`. Our ticket is taken and cannot be given back
+    /// without waiting for our turn (the next ticket waits for ours to be
+    /// served), which deadlocks if this thread holds the lock: a panic in
+    /// the relax policy aborts the process.
     #[cold]
     fn wait_for(&self, t: u32) {
+        let ticketed = AbortOnUnwind::new("Ticket");
         let mut relax = R::default();
         // Acquire: as in `acquire`.
         while self.serving.load(Ordering::Acquire) != t {
             relax.relax();
         }
+        ticketed.disarm();
     }
 
     /// Takes the lock if nobody holds or waits for it.
@@ -87,17 +99,19 @@ impl<R: Relax> Ticket<R> {
         // Acquire: if `s` was written by a release, its critical section
         // happens-before ours.
         let s = self.serving.load(Ordering::Acquire);
-        // Relaxed: `serving <= next` always, so `next == s` at the CAS means
-        // nobody holds or waits and ticket `s` (ours now) is being served;
-        // the Acquire above already ordered us after its releaser.
+        // `serving <= next` always, so `next == s` at the CAS means nobody
+        // holds or waits and ticket `s` (ours now) is served. Acquire on
+        // success: nothing of our critical section (nor the check below)
+        // moves above taking the ticket.
         if self
             .next
-            .compare_exchange(s, s.wrapping_add(1), Ordering::Relaxed, Ordering::Relaxed)
-            .is_ok()
+            .compare_exchange(s, s.wrapping_add(1), Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
         {
-            return Some(());
+            return None;
         }
-        None
+        confirm_served(&self.serving, s);
+        Some(())
     }
 
     /// Releases the lock to the next ticket.
@@ -132,4 +146,30 @@ impl<R: Relax> Ticket<R> {
 
 crate::raw_impl::impl_raw_mutex! {
     impl [R: Relax] for Ticket<R>, guard = (), debug "Ticket" {}, fair
+}
+
+/// After `try_lock` took ticket `s` by a CAS on `next`: makes sure `s` is
+/// served and that we are ordered after its previous owner. The Acquire load
+/// of `serving` before the CAS normally did both, but a thread stalled
+/// between the load and the CAS while 2^32 acquisitions wrapped the
+/// counters may have read a stale `s` (no happens-before edge to the last
+/// owner, who may even still hold the lock). An RMW reads the latest value
+/// of `serving`: Acquire on it pairs with the last owner's Release store.
+/// In the wrap case with holders left, we hold a real ticket and wait for
+/// it (plain spinning: bounded by those holders' critical sections, and
+/// never this thread's own, since `serving` cannot wrap while we hold).
+#[inline]
+pub(crate) fn confirm_served(serving: &AtomicU32, s: u32) {
+    // Acquire: see above. Adding 0 leaves the value to the holder's store.
+    if serving.fetch_add(0, Ordering::Acquire) != s {
+        wait_served(serving, s);
+    }
+}
+
+#[cold]
+fn wait_served(serving: &AtomicU32, s: u32) {
+    // Acquire: pairs with the Release store of the ticket before ours.
+    while serving.load(Ordering::Acquire) != s {
+        crate::sync::spin_loop();
+    }
 }

@@ -17,6 +17,8 @@
 //! * Mutual exclusion: only the CAS that reads `false` takes the lock.
 //! * Progress (deadlock-freedom).
 //! * No bounded waiting.
+//! * Panics: a panicking `Relax` policy unwinds out of `lock` with nothing
+//!   to undo (a waiter publishes no state); unlock runs no user code.
 //!
 //! ## Cost
 //! Bytes per lock: **1**. Uncontended lock + unlock: one CAS and one store.
