@@ -56,6 +56,9 @@ pub fn run_man(args: ManArgs) -> CliResult {
             let mut pages = vec![("ron.1".to_string(), cmd.clone())];
             for sub in cmd.get_subcommands() {
                 let name = format!("ron-{}", sub.get_name());
+                // clap names are `&'static str` (without its `string`
+                // feature); leaking a few bytes once per page in a
+                // one-shot command is harmless.
                 let leaked: &'static str = Box::leak(name.clone().into_boxed_str());
                 pages.push((format!("{name}.1"), sub.clone().name(leaked)));
             }

@@ -71,10 +71,6 @@ pub fn draw<DB: DrawingBackend>(
     let color = |v: f64| viridis((v - lo) / (hi - lo));
     let cpus = m.cpus().to_vec();
     let step = label_step(n);
-    let mut at = vec![0usize; n];
-    for (p, &i) in order.iter().enumerate() {
-        at[i] = p;
-    }
     for (panel, area) in [(0, left), (1, right)] {
         // Panel 0: CPU order; panel 1: route order.
         let idx: Vec<usize> = if panel == 0 {
@@ -84,7 +80,11 @@ pub fn draw<DB: DrawingBackend>(
         };
         let (caption, xd, yd) = if panel == 0 {
             (
-                "CPU order; the red line is the route (row -> column)",
+                if n <= 64 {
+                    "CPU order; the red line is the route (row -> column)"
+                } else {
+                    "CPU order (the route: right panel)"
+                },
                 "to CPU",
                 "from CPU",
             )
@@ -148,7 +148,7 @@ pub fn draw<DB: DrawingBackend>(
             .collect();
         draw_labels(&root, &xl, true, 12)?;
         draw_labels(&root, &yl, false, 12)?;
-        if panel == 0 && n > 1 {
+        if panel == 0 && n > 1 && n <= 64 {
             // The tour, cell to cell: a thin line, dots only while they fit.
             let cells: Vec<(f64, f64)> = (0..=n)
                 .map(|k| {
@@ -156,7 +156,7 @@ pub fn draw<DB: DrawingBackend>(
                     (b as f64 + 0.5, a as f64 + 0.5)
                 })
                 .collect();
-            let width = if n > 64 { 1 } else { 2 };
+            let width = if n > 32 { 1 } else { 2 };
             chart
                 .draw_series(std::iter::once(PathElement::new(
                     cells.clone(),
@@ -185,18 +185,17 @@ pub fn draw<DB: DrawingBackend>(
                 }))
                 .map_err(err)?;
         }
-        let _ = &at;
     }
     // Colour bar with its unit.
     let (_, bh) = bar.dim_in_pixel();
     let (top, bottom) = (70i32, bh as i32 - 70);
     let steps = 120;
+    let y_of = |t: f64| bottom - ((bottom - top) as f64 * t).round() as i32;
     for s in 0..steps {
-        let t = s as f64 / (steps - 1) as f64;
-        let y = bottom - ((bottom - top) as f64 * t) as i32;
+        let (t0, t1) = (s as f64 / steps as f64, (s + 1) as f64 / steps as f64);
         bar.draw(&Rectangle::new(
-            [(20, y - 3), (44, y + 1)],
-            viridis(t).filled(),
+            [(20, y_of(t1)), (44, y_of(t0))],
+            viridis((t0 + t1) / 2.0).filled(),
         ))
         .map_err(err)?;
     }
