@@ -10,7 +10,10 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 /// Nice linear ticks (1, 2, 5 x 10^k steps), at most about `max` of them,
 /// covering `[lo, hi]`.
 pub fn linear_ticks(lo: f64, hi: f64, max: usize) -> Vec<f64> {
-    if !(hi > lo) || !lo.is_finite() || !hi.is_finite() {
+    if hi.partial_cmp(&lo) != Some(std::cmp::Ordering::Greater)
+        || !lo.is_finite()
+        || !hi.is_finite()
+    {
         return vec![lo];
     }
     let raw = (hi - lo) / max.max(1) as f64;
@@ -30,9 +33,10 @@ pub fn linear_ticks(lo: f64, hi: f64, max: usize) -> Vec<f64> {
 }
 
 /// Log ticks: 1, 2, 5 x 10^k inside `[lo, hi]` (both > 0); only powers of
-/// ten when that gives more than `max`.
+/// ten when that gives more than `max`, every whole multiple of a power of
+/// ten when the range spans less than a decade.
 pub fn log_ticks(lo: f64, hi: f64, max: usize) -> Vec<f64> {
-    if !(lo > 0.0 && hi > lo) {
+    if lo <= 0.0 || hi.partial_cmp(&lo) != Some(std::cmp::Ordering::Greater) {
         return vec![lo.max(f64::MIN_POSITIVE)];
     }
     let (a, b) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);

@@ -87,9 +87,7 @@ pub fn viridis(t: f64) -> RGBColor {
 pub fn short_num(v: f64) -> String {
     if v == 0.0 {
         "0".into()
-    } else if (v - v.round()).abs() < 1e-9 && v.abs() < 1e9 {
-        format!("{v:.0}")
-    } else if v.abs() >= 10.0 {
+    } else if ((v - v.round()).abs() < 1e-9 && v.abs() < 1e9) || v.abs() >= 10.0 {
         format!("{v:.0}")
     } else if v.abs() >= 1.0 {
         format!("{v:.1}")
