@@ -362,3 +362,44 @@ impl CorunnerRow {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_acquisition_has_no_fairness() {
+        let lock = &crate::registry::registry()[0];
+        let id = PointId {
+            workload: "micro",
+            lock,
+            threads: 2,
+            ncs_ns: 0.0,
+            cs_lines: 1,
+            pinned: false,
+            seed: 1,
+        };
+        let idle = RunStats {
+            per_thread: vec![0, 0],
+            elapsed_s: 0.1,
+            exclusion_ok: true,
+            cpu_s: Some(0.05),
+            ..RunStats::default()
+        };
+        let r = BenchRow::from_runs(&id, &[idle.clone(), idle]);
+        assert_eq!(r.fairness_factor, None);
+        assert_eq!(r.cv, None);
+        assert_eq!(r.cpu_ns_per_lock, None);
+        assert_eq!(r.cpu_per_wall, Some(0.5));
+        assert_eq!(r.repeats, 2);
+    }
+
+    #[test]
+    fn spread_and_ratio_spread() {
+        assert_eq!(mean_sd(&[1.0, 3.0]), (2.0, 2f64.sqrt()));
+        assert_eq!(mean_sd(&[4.0]), (4.0, 0.0));
+        let sd = ratio_sd(2.0, 0.2, 1.0, 0.1).unwrap();
+        assert!((sd - 2.0 * (0.01f64 + 0.01).sqrt()).abs() < 1e-12);
+        assert_eq!(ratio_sd(1.0, 0.1, 0.0, 0.0), None);
+    }
+}

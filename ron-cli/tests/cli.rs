@@ -420,3 +420,66 @@ fn completions_and_man_page() {
     assert!(o.status.success());
     assert!(String::from_utf8_lossy(&o.stdout).contains(".TH ron 1"));
 }
+
+/// Ctrl-C during `ron bench --out`: the run stops after the current point,
+/// prints what it measured, keeps it in the file (marked interrupted) and
+/// exits with 130.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_keeps_the_rows_measured_so_far() {
+    let json = tmp("interrupted.json");
+    let _ = std::fs::remove_file(&json);
+    let child = Command::new(env!("CARGO_BIN_EXE_ron"))
+        .args([
+            "bench",
+            "--locks",
+            "ttas",
+            "--threads",
+            "1",
+            "--ncs",
+            "0",
+            "--duration",
+            "10ms",
+            "--warmup",
+            "0",
+            "--repeat",
+            "1000",
+            "--out",
+            json.to_str().unwrap(),
+        ])
+        .env("RON_CALIBRATION", "")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run ron");
+    // Wait until a first run has been saved (polling the file; the bound
+    // only guards against a hang).
+    let mut saved = false;
+    for _ in 0..6000 {
+        if let Ok(text) = std::fs::read_to_string(&json)
+            && serde_json::from_str::<serde_json::Value>(&text)
+                .is_ok_and(|v| v["rows"].as_array().is_some_and(|r| !r.is_empty()))
+        {
+            saved = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(saved, "no row saved");
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert!(err.contains("interrupted"), "{err}");
+    assert!(String::from_utf8_lossy(&o.stdout).contains("| ttas"));
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["meta"]["interrupted"], true);
+    let runs = v["rows"][0]["repeats"].as_u64().unwrap();
+    assert!((1..1000).contains(&runs), "{runs}");
+    let _ = std::fs::remove_file(json);
+}
