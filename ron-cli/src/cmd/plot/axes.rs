@@ -47,7 +47,10 @@ pub fn log_ticks(lo: f64, hi: f64, max: usize) -> Vec<f64> {
             .collect()
     };
     let fine = pick(&[1.0, 2.0, 5.0]);
-    if fine.len() <= max {
+    if fine.len() < 3 {
+        // Less than a decade: every whole multiple.
+        pick(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0])
+    } else if fine.len() <= max {
         fine
     } else {
         pick(&[1.0])
