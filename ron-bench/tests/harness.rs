@@ -174,14 +174,20 @@ fn grid_rows_and_ratios() {
             assert!(r.exclusion_ok);
             assert_eq!(r.total, r.per_thread.iter().sum::<u64>());
             assert_eq!(r.per_thread.len(), r.threads);
-            assert!((0.5..=1.0).contains(&r.fairness_factor.unwrap()));
+            // A loaded machine may starve a whole window: no acquisition
+            // means no fairness figure rather than a fake 0.5.
+            match r.fairness_factor {
+                Some(ff) => assert!(r.total > 0 && (0.5..=1.0).contains(&ff), "{ff}"),
+                None => assert_eq!(r.total, 0),
+            }
             assert_eq!(r.repeats, 2);
             assert!(r.mlocks_per_s_min <= r.mlocks_per_s && r.mlocks_per_s <= r.mlocks_per_s_max);
             if cfg!(unix) {
-                // The process was busy while measuring: CPU time was counted.
+                // getrusage works on unix; the cost per lock exists exactly
+                // when something was acquired.
                 let cpu = r.cpu_per_wall.expect("getrusage on unix");
-                assert!(cpu > 0.0, "{}: cpu {cpu}", r.lock);
-                assert!(r.cpu_ns_per_lock.unwrap() > 0.0);
+                assert!(cpu >= 0.0 && cpu.is_finite(), "{}: cpu {cpu}", r.lock);
+                assert_eq!(r.cpu_ns_per_lock.is_some(), r.total > 0, "{}", r.lock);
             }
             // parking_lot and spin are peers: every row has a ratio.
             assert!(r.vs_best_peer.is_some() && r.vs_parking_lot.is_some());

@@ -17,7 +17,6 @@ use ron_bench::pin::Pinning;
 use ron_bench::registry::{self, LockKind};
 use ron_bench::report::{self, BenchRow, Report, RunMeta};
 use ron_bench::workload::corunner;
-use ron_bench::workload::micro::MicroConfig;
 use ron_bench::workload::{LoopConfig, MAX_THREADS};
 use ron_bench::{BenchError, clock};
 use serde::Serialize;
@@ -341,14 +340,8 @@ fn run_meta(
 }
 
 fn bench_header(grid: &Grid, meta: &RunMeta, cs_ns: Option<f64>) -> String {
-    let work = match grid.workload {
-        LoopWorkload::Micro => format!(
-            "micro workload ({} cache line{} read and written per critical section)",
-            grid.cs_lines,
-            if grid.cs_lines == 1 { "" } else { "s" }
-        ),
-        LoopWorkload::Kv => "kv workload (BTreeMap of 1024 keys, 80% lookups)".into(),
-    };
+    let work = grid.workload.describe(grid.cs_lines);
+
     let mut h = format!(
         "ron bench: {work}\n{} points x {} run{} x ({} + {} warm-up); threads {}; route from {}\n{}, {} CPU{}; TSC {:.3} ticks/ns, busy loop {:.3} iterations/ns\n",
         grid.points(),
@@ -388,13 +381,8 @@ fn uncontended_ns(grid: &Grid) -> f64 {
         seed: grid.seed,
     };
     let lock = grid.locks[0];
-    let s = match grid.workload {
-        LoopWorkload::Micro => (lock.micro)(&MicroConfig {
-            base,
-            cs_lines: grid.cs_lines,
-        }),
-        LoopWorkload::Kv => (lock.kv)(&base),
-    };
+    let s = grid.workload.run(grid.locks[0], base, grid.cs_lines);
+
     report::ratio(1e3, s.mlocks_per_s()).unwrap_or(0.0)
 }
 
