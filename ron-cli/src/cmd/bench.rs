@@ -229,7 +229,7 @@ pub fn run(args: Args) -> CliResult {
     }
     if let Some(base) = &baseline {
         let cmp = compare::compare(base, &rows);
-        output::stdout(&format!(
+        let text = format!(
             "\ncompared with {}:\n{}{}",
             args.baseline
                 .as_ref()
@@ -237,7 +237,13 @@ pub fn run(args: Args) -> CliResult {
                 .unwrap_or_default(),
             table::compare(&cmp),
             compare::verdict_line(&cmp)
-        ))?;
+        );
+        // Beside a table on stdout; on stderr when stdout is CSV or JSON.
+        if args.format == Format::Table {
+            output::stdout(&text)?;
+        } else {
+            eprint!("{text}");
+        }
     }
     if let Some(out) = &args.out {
         save(out, &meta, &rows, &header)?;
@@ -380,7 +386,6 @@ fn uncontended_ns(grid: &Grid) -> f64 {
         pinning: grid.pinning,
         seed: grid.seed,
     };
-    let lock = grid.locks[0];
     let s = grid.workload.run(grid.locks[0], base, grid.cs_lines);
 
     report::ratio(1e3, s.mlocks_per_s()).unwrap_or(0.0)
