@@ -64,12 +64,20 @@ pub fn prepare_out(path: &Path) -> Result<(), CliError> {
             path.display()
         )));
     }
+    // Open for appending (an existing file is left as it is); a file that
+    // did not exist is removed again, so that a failure later leaves no
+    // empty file behind (an empty calibration file would be read later).
+    let existed = path.exists();
     std::fs::OpenOptions::new()
         .append(true)
         .create(true)
         .open(path)
         .map(drop)
-        .map_err(|e| CliError::usage(format!("--out: cannot write {}: {e}", path.display())))
+        .map_err(|e| CliError::usage(format!("--out: cannot write {}: {e}", path.display())))?;
+    if !existed {
+        let _ = std::fs::remove_file(path);
+    }
+    Ok(())
 }
 
 /// Writes `text` to `path` through a temporary file and a rename, so that

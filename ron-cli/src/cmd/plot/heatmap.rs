@@ -10,7 +10,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use ron_topo::LatencyMatrix;
 
 use super::axes::draw_labels;
-use super::style::{short_num, viridis};
+use super::style::{num_within, viridis};
 
 /// Picture size.
 pub const SIZE: (u32, u32) = (1500, 760);
@@ -210,7 +210,7 @@ pub fn draw<DB: DrawingBackend>(
         let t = k as f64 / 4.0;
         let y = bottom - ((bottom - top) as f64 * t) as i32;
         bar.draw(&Text::new(
-            short_num(lo + (hi - lo) * t),
+            num_within(lo + (hi - lo) * t, hi - lo),
             (50, y),
             style.clone(),
         ))

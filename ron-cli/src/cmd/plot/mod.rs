@@ -105,7 +105,13 @@ pub fn run(args: Args) -> CliResult {
                 .or_else(|| route_in_file(mpath).map(|_| mpath.display().to_string()));
             let order = route_order(&m, spec.as_deref())?;
             output::prepare_out(out)?;
-            let title = args.title.clone().unwrap_or_else(|| stem(mpath));
+            let title = args
+                .title
+                .clone()
+                .unwrap_or_else(|| match machine_in_file(mpath) {
+                    Some(m) => format!("{} ({m})", stem(mpath)),
+                    None => stem(mpath),
+                });
             let res = if svg {
                 heatmap::draw(
                     SVGBackend::new(out, heatmap::SIZE).into_drawing_area(),
@@ -141,6 +147,24 @@ fn stem(p: &Path) -> String {
 
 fn draw_failed(out: &Path, e: String) -> CliError {
     CliError::failed(format!("cannot draw {}: {e}", out.display()))
+}
+
+/// The CPU model of a calibration file (`fingerprint.cpu_model`), if it
+/// is one (the title already counts the CPUs).
+fn machine_in_file(path: &Path) -> Option<String> {
+    let is_json = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    if !is_json {
+        return None;
+    }
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+    Some(
+        v.get("fingerprint")?
+            .get("cpu_model")?
+            .as_str()?
+            .to_string(),
+    )
 }
 
 /// The `route` array of a JSON file, if it has one.

@@ -95,3 +95,17 @@ pub fn short_num(v: f64) -> String {
         format!("{v:.2}")
     }
 }
+
+/// `v` with enough decimals to tell apart values `span` apart (at most 3).
+pub fn num_within(v: f64, span: f64) -> String {
+    let decimals = if span > 0.0 && span.is_finite() {
+        (1.0 - (span / 4.0).log10().floor()).clamp(0.0, 3.0) as usize
+    } else {
+        0
+    };
+    if decimals == 0 {
+        short_num(v)
+    } else {
+        format!("{v:.decimals$}")
+    }
+}
