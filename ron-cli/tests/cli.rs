@@ -486,3 +486,33 @@ fn ctrl_c_keeps_the_rows_measured_so_far() {
     assert!((1..1000).contains(&runs), "{runs}");
     let _ = std::fs::remove_file(json);
 }
+
+#[test]
+fn calibrate_and_topo_export_csv_and_json() {
+    let cal = tmp("own-cal.json");
+    let o = ron(&[
+        "calibrate",
+        "--rounds",
+        "20",
+        "--out",
+        cal.to_str().unwrap(),
+        "--format",
+        "csv",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Stdout is the matrix as CSV: `--matrix` reads it, as it reads the file.
+    let csv = tmp("own-cal.csv");
+    std::fs::write(&csv, &o.stdout).unwrap();
+    for m in [&csv, &cal] {
+        let r = ron(&["route", "--matrix", m.to_str().unwrap(), "--format", "json"]);
+        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    }
+    let t = ron(&["topo", "--format", "json"]);
+    assert!(t.status.success(), "{}", String::from_utf8_lossy(&t.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&t.stdout).unwrap();
+    assert!(!v["cpus"].as_array().unwrap().is_empty());
+    let t = ron(&["topo", "--format", "csv"]);
+    assert!(String::from_utf8_lossy(&t.stdout).starts_with("cpu,core,l3,"));
+    let _ = std::fs::remove_file(cal);
+    let _ = std::fs::remove_file(csv);
+}
