@@ -107,6 +107,37 @@ pub fn spin_ns(ns: f64) {
     }
 }
 
+/// CPU time (user + system) this process has used so far, all threads,
+/// from `getrusage(RUSAGE_SELF)`; `None` where that is not available.
+///
+/// The difference over a measured window, divided by the window's length,
+/// is how many CPUs the run kept busy: what waiting costs the machine.
+pub fn process_cpu_time() -> Option<Duration> {
+    #[cfg(unix)]
+    {
+        let mut ru = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+        // SAFETY: `ru` points to writable memory of the size of a `rusage`,
+        // which `getrusage` fills completely when it returns 0; the pointer
+        // is not kept after the call.
+        let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, ru.as_mut_ptr()) };
+        if rc != 0 {
+            return None;
+        }
+        // SAFETY: `getrusage` returned 0, so it initialised the struct (and
+        // it was zeroed before, so every field is a valid integer anyway).
+        let ru = unsafe { ru.assume_init() };
+        let tv = |t: libc::timeval| {
+            Duration::from_secs(t.tv_sec.max(0) as u64)
+                + Duration::from_micros(t.tv_usec.clamp(0, 999_999) as u64)
+        };
+        Some(tv(ru.ru_utime) + tv(ru.ru_stime))
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
 /// Forces both calibrations (call before timing anything).
 pub fn calibrate() {
     let _ = ticks_per_ns();

@@ -12,6 +12,13 @@ pub enum BenchError {
         /// Every known name, comma-separated.
         known: String,
     },
+    /// A co-runner policy name that is not known.
+    UnknownPolicy {
+        /// The name given.
+        name: String,
+        /// Every known policy, comma-separated.
+        known: String,
+    },
     /// A parameter out of its range.
     Invalid(String),
 }
@@ -21,6 +28,9 @@ impl fmt::Display for BenchError {
         match self {
             BenchError::UnknownLock { name, known } => {
                 write!(f, "unknown lock `{name}` (known: {known}, all)")
+            }
+            BenchError::UnknownPolicy { name, known } => {
+                write!(f, "unknown co-runner policy `{name}` (known: {known}, all)")
             }
             BenchError::Invalid(msg) => f.write_str(msg),
         }

@@ -1,13 +1,16 @@
-//! A benchmark grid: every (lock, threads, nCS) point, in an order that
-//! interleaves the locks in time (so slow drift of the machine spreads over
-//! all of them).
+//! A benchmark grid: every (lock, threads, nCS) point, `repeat` times, in
+//! an order that interleaves the locks in time (so slow drift of the
+//! machine spreads over all of them): the whole grid runs once, then again
+//! for each repeat.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use crate::error::BenchError;
 use crate::pin::Pinning;
 use crate::registry::LockEntry;
-use crate::report::{self, BenchRow, CorunnerRow};
+use crate::report::{self, BenchRow, CorunnerRow, PointId};
+use crate::workload::RunStats;
 use crate::workload::corunner::{CorunnerConfig, CorunnerPolicy};
 use crate::workload::micro::{MAX_CS_LINES, MicroConfig};
 use crate::workload::{LoopConfig, MAX_DURATION};
@@ -21,12 +24,41 @@ pub enum LoopWorkload {
     Kv,
 }
 
+/// Everything that differs between the lock-loop workloads is in this
+/// `impl`: adding one is a variant and one arm in each method.
 impl LoopWorkload {
     /// Name in the rows.
     pub fn name(self) -> &'static str {
         match self {
             LoopWorkload::Micro => "micro",
             LoopWorkload::Kv => "kv",
+        }
+    }
+
+    /// One line for people: what the critical section does.
+    pub fn describe(self, cs_lines: usize) -> String {
+        match self {
+            LoopWorkload::Micro => format!(
+                "micro workload ({cs_lines} cache line{} read and written per critical section)",
+                if cs_lines == 1 { "" } else { "s" }
+            ),
+            LoopWorkload::Kv => "kv workload (BTreeMap of 1024 keys, 80% lookups)".into(),
+        }
+    }
+
+    /// The `cs_lines` recorded in the rows (0 where the workload has none).
+    pub fn cs_lines(self, cs_lines: usize) -> usize {
+        match self {
+            LoopWorkload::Micro => cs_lines,
+            LoopWorkload::Kv => 0,
+        }
+    }
+
+    /// Runs this workload once on `lock`.
+    pub fn run(self, lock: &LockEntry, base: LoopConfig, cs_lines: usize) -> RunStats {
+        match self {
+            LoopWorkload::Micro => (lock.micro)(&MicroConfig { base, cs_lines }),
+            LoopWorkload::Kv => (lock.kv)(&base),
         }
     }
 }
@@ -52,6 +84,20 @@ pub struct Grid {
     pub seed: u64,
     /// Workload.
     pub workload: LoopWorkload,
+    /// Runs per point (at least 1); rows report their mean and spread.
+    pub repeat: usize,
+}
+
+/// Most runs per point a grid accepts.
+pub const MAX_REPEAT: usize = 1000;
+
+/// The rows of a grid run, and whether it stopped early.
+#[derive(Debug, Clone)]
+pub struct GridOutcome {
+    /// One row per point measured at least once, in grid order.
+    pub rows: Vec<BenchRow>,
+    /// Whether `stop` cut the run short.
+    pub interrupted: bool,
 }
 
 impl Grid {
@@ -60,12 +106,23 @@ impl Grid {
         self.locks.len() * self.threads.len() * self.ncs_ns.len()
     }
 
+    /// Number of runs (points x repeats).
+    pub fn runs(&self) -> usize {
+        self.points() * self.repeat
+    }
+
     /// Checks every parameter (one-line messages).
     pub fn validate(&self) -> Result<(), BenchError> {
         if self.locks.is_empty() || self.threads.is_empty() || self.ncs_ns.is_empty() {
             return Err(BenchError::Invalid(
                 "empty grid: give at least one lock, thread count and nCS".into(),
             ));
+        }
+        if self.repeat == 0 || self.repeat > MAX_REPEAT {
+            return Err(BenchError::Invalid(format!(
+                "repeat must be in 1..={MAX_REPEAT}, got {}",
+                self.repeat
+            )));
         }
         if self.cs_lines > MAX_CS_LINES {
             return Err(BenchError::Invalid(format!(
@@ -93,47 +150,96 @@ impl Grid {
     }
 
     /// Runs every point, calling `progress(done, total, label)` before each
-    /// one, and returns the rows with their ratios filled in.
+    /// run, and returns the rows with their ratios filled in.
     pub fn run(
         &self,
-        mut progress: impl FnMut(usize, usize, &str),
+        progress: impl FnMut(usize, usize, &str),
     ) -> Result<Vec<BenchRow>, BenchError> {
+        Ok(self
+            .run_until(progress, &AtomicBool::new(false), |_| {})?
+            .rows)
+    }
+
+    /// [`run`](Self::run), checking `stop` before each run (it ends the
+    /// grid early, keeping what was measured) and handing the rows measured
+    /// so far to `partial` after each run (to save them as they come).
+    pub fn run_until(
+        &self,
+        mut progress: impl FnMut(usize, usize, &str),
+        stop: &AtomicBool,
+        mut partial: impl FnMut(&[BenchRow]),
+    ) -> Result<GridOutcome, BenchError> {
         self.validate()?;
-        let total = self.points();
-        let mut rows = Vec::with_capacity(total);
+        let total = self.runs();
+        let mut points: Vec<(PointId<'_>, Vec<RunStats>)> = Vec::with_capacity(self.points());
         for &t in &self.threads {
             for &n in &self.ncs_ns {
-                let base = self.config(t, n);
                 for lock in &self.locks {
-                    progress(rows.len(), total, &format!("{} t={t} ncs={n}", lock.name()));
-                    let (stats, lines) = match self.workload {
-                        LoopWorkload::Micro => (
-                            (lock.micro)(&MicroConfig {
-                                base: base.clone(),
-                                cs_lines: self.cs_lines,
-                            }),
-                            self.cs_lines,
-                        ),
-                        LoopWorkload::Kv => ((lock.kv)(&base), 0),
-                    };
-                    rows.push(BenchRow::new(
-                        self.workload.name(),
-                        lock,
-                        t,
-                        n,
-                        lines,
-                        self.pinning == Pinning::Route,
-                        self.seed,
-                        &stats,
+                    points.push((
+                        PointId {
+                            workload: self.workload.name(),
+                            lock,
+                            threads: t,
+                            ncs_ns: n,
+                            cs_lines: self.workload.cs_lines(self.cs_lines),
+                            pinned: self.pinning == Pinning::Route,
+                            seed: self.seed,
+                        },
+                        Vec::with_capacity(self.repeat),
                     ));
                 }
             }
         }
-        progress(total, total, "done");
+        let mut done = 0;
+        let mut interrupted = false;
+        'rounds: for rep in 0..self.repeat {
+            for i in 0..points.len() {
+                let id = points[i].0;
+                // Relaxed: a request to stop soon; nothing is published
+                // through it.
+                if stop.load(Ordering::Relaxed) {
+                    interrupted = true;
+                    break 'rounds;
+                }
+                progress(
+                    done,
+                    total,
+                    &format!(
+                        "{} t={} ncs={} run {}/{}",
+                        id.lock.name(),
+                        id.threads,
+                        id.ncs_ns,
+                        rep + 1,
+                        self.repeat
+                    ),
+                );
+                let base = self.config(id.threads, id.ncs_ns);
+                let stats = self.workload.run(id.lock, base, self.cs_lines);
+                points[i].1.push(stats);
+                done += 1;
+                partial(&self.rows_of(&points));
+            }
+        }
+        if !interrupted {
+            progress(total, total, "done");
+        }
+        Ok(GridOutcome {
+            rows: self.rows_of(&points),
+            interrupted,
+        })
+    }
+
+    /// Rows of the points measured at least once, with ratios.
+    fn rows_of(&self, points: &[(PointId<'_>, Vec<RunStats>)]) -> Vec<BenchRow> {
+        let mut rows: Vec<BenchRow> = points
+            .iter()
+            .filter(|(_, runs)| !runs.is_empty())
+            .map(|(id, runs)| BenchRow::from_runs(id, runs))
+            .collect();
         report::add_ratios(&mut rows, |name| {
             self.locks.iter().any(|l| l.name() == name && l.is_peer())
         });
-        Ok(rows)
+        rows
     }
 }
 

@@ -4,6 +4,13 @@
 //! line there. Everything else is derived from it: [`registry`] (name ->
 //! type-erased runners for each workload), `ron bench --list`, and the
 //! criterion benches (which implement [`LockVisitor`] themselves).
+//!
+//! # Names
+//! A lock's command-line name is the kebab-case of its type (`RonRaw` ->
+//! `ron-raw`, `Ron<16>` -> `ron`; peers keep their crate's name). [`find`]
+//! accepts the command-line name, the type name (with or without its
+//! parameters: `NxtRon`, `NxtRon<16>`) and a few aliases, case-insensitively
+//! and ignoring `-`, `_`, `:`; the output always uses the command-line name.
 
 use std::sync::OnceLock;
 
@@ -28,7 +35,8 @@ pub enum LockKind {
 /// The name and description of a lock.
 #[derive(Debug, Clone, Copy, serde::Serialize)]
 pub struct LockInfo {
-    /// Command-line name (kebab-case; peers keep their crate name).
+    /// Command-line name (kebab-case of the type; peers keep their crate
+    /// name): the one spelling used in output.
     pub name: &'static str,
     /// Origin of the lock.
     pub kind: LockKind,
@@ -64,11 +72,11 @@ pub fn visit_all<V: LockVisitor>(v: &mut V) {
     use LockKind::{Baseline, Peer, Ron};
     use ron_core as rc;
     // One line per lock: command-line name, kind, type, description.
-    v.visit::<Raw<rc::RonRaw>>(info("ron", Ron, "RonRaw", "RON default: TTAS fast path + route-ordered handover, off-CPU waiters"));
+    v.visit::<Raw<rc::RonRaw>>(info("ron-raw", Ron, "RonRaw", "RON default: TTAS fast path + route-ordered handover, off-CPU waiters"));
     v.visit::<Raw<rc::NxtRon<S>>>(info("nxt-ron", Ron, "NxtRon<16>", "RON-plock + bitmap successor search"));
     v.visit::<Raw<rc::RonPlock<S>>>(info("ron-plock", Ron, "RonPlock<16>", "RON Algorithm 3: per-slot count + grant"));
     v.visit::<Raw<rc::RonTicket<S>>>(info("ron-ticket", Ron, "RonTicket<16>", "RON Algorithm 2: per-slot ticket locks in route order"));
-    v.visit::<Raw<rc::Ron<S>>>(info("ron-alg1", Ron, "Ron<16>", "RON Algorithm 1 with a claim step"));
+    v.visit::<Raw<rc::Ron<S>>>(info("ron", Ron, "Ron<16>", "RON Algorithm 1 with a claim step"));
     v.visit::<Raw<rc::ShRon>>(info("sh-ron", Ron, "ShRon", "shRON: RON with a shared slot table for many locks"));
     v.visit::<Raw<rc::Mcs>>(info("mcs", Baseline, "Mcs", "MCS queue lock (FIFO)"));
     v.visit::<Raw<rc::Cna>>(info("cna", Baseline, "Cna", "compact NUMA-aware lock"));
@@ -86,7 +94,7 @@ pub fn visit_all<V: LockVisitor>(v: &mut V) {
 /// The locks `ron bench` runs when `--locks` is not given (those of them
 /// that exist in this build).
 pub const DEFAULT_LOCKS: &[&str] = &[
-    "ron",
+    "ron-raw",
     "nxt-ron",
     "mcs",
     "ttas",
@@ -146,14 +154,50 @@ pub fn registry() -> &'static [LockEntry] {
     })
 }
 
-/// The lock called `name`.
+/// Other accepted names: (alias, command-line name).
+const ALIASES: &[(&str, &str)] = &[
+    ("ron-alg1", "ron"),
+    ("ron-mutex", "ron-raw"),
+    ("parking-lot-mutex", "parking_lot"),
+    ("std-mutex", "std"),
+    ("spin-mutex", "spin"),
+    ("spin-ticket-mutex", "spin-ticket"),
+];
+
+/// The matching key of a name: lower case, generic parameters dropped,
+/// only letters and digits kept (`NxtRon<16>` and `nxt-ron` -> `nxtron`).
+pub fn name_key(name: &str) -> String {
+    let base = name.trim().split('<').next().unwrap_or("");
+    base.chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+/// The lock called `name`: its command-line name, its type name (with or
+/// without parameters) or an alias, case-insensitively.
+///
+/// ```
+/// use ron_bench::registry::find;
+/// assert_eq!(find("NxtRon").unwrap().name(), "nxt-ron");
+/// assert_eq!(find("RonRaw").unwrap().name(), "ron-raw");
+/// assert_eq!(find("Ron<16>").unwrap().name(), "ron");
+/// ```
 pub fn find(name: &str) -> Result<&'static LockEntry, BenchError> {
-    let name = name.trim();
-    registry()
+    let key = name_key(name);
+    let target = ALIASES
         .iter()
-        .find(|e| e.info.name.replace('_', "-") == name.replace('_', "-"))
+        .find(|(a, _)| name_key(a) == key)
+        .map_or(key.clone(), |(_, n)| name_key(n));
+    let by = |f: fn(&LockInfo) -> &'static str| {
+        registry()
+            .iter()
+            .find(|e| !target.is_empty() && name_key(f(&e.info)) == target)
+    };
+    by(|i| i.name)
+        .or_else(|| by(|i| i.type_name))
         .ok_or_else(|| BenchError::UnknownLock {
-            name: name.to_string(),
+            name: name.trim().to_string(),
             known: names().join(", "),
         })
 }
@@ -178,10 +222,10 @@ pub fn resolve(list: &str) -> Result<Vec<&'static LockEntry>, BenchError> {
         }
     };
     for part in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        match part {
+        match part.to_ascii_lowercase().as_str() {
             "all" => registry().iter().for_each(|e| push(e, &mut out)),
             "default" => defaults().into_iter().for_each(|e| push(e, &mut out)),
-            name => push(find(name)?, &mut out),
+            _ => push(find(part)?, &mut out),
         }
     }
     if out.is_empty() {

@@ -1,8 +1,11 @@
-//! Result rows and their table / CSV / JSON renderings.
+//! Result rows, their aggregation over repeats, and the run metadata.
 //!
-//! The JSON of `ron bench` is one array of [`BenchRow`]s (or of
-//! [`CorunnerRow`]s for `--workload corunner`). Field names are stable:
-//! tools and `ron plot` read them; new fields may be added.
+//! The JSON of `ron bench` is a [`Report`]: `{"meta": RunMeta, "rows":
+//! [...]}` with [`BenchRow`]s (or [`CorunnerRow`]s for `--workload
+//! corunner`). Field names are stable: tools, `ron plot` and `ron compare`
+//! read them; new fields may be added (with serde defaults, so older files
+//! still read). [`read_bench_rows`] also reads the plain array of rows that
+//! older versions wrote. Rendering (table, CSV, JSON) lives in `ron-cli`.
 
 use serde::{Deserialize, Serialize};
 
@@ -10,12 +13,104 @@ use crate::registry::LockEntry;
 use crate::workload::RunStats;
 use crate::workload::corunner::{CorunnerPolicy, CorunnerStats};
 
-/// One (workload, lock, threads, nCS) point of a lock-loop benchmark.
+/// `a / b`, or `None` when `b` is not a positive finite number or the
+/// result is not finite: the one ratio helper of the reports.
+///
+/// ```
+/// use ron_bench::report::ratio;
+/// assert_eq!(ratio(3.0, 2.0), Some(1.5));
+/// assert_eq!(ratio(1.0, 0.0), None);
+/// ```
+pub fn ratio(a: f64, b: f64) -> Option<f64> {
+    if b > 0.0 && b.is_finite() {
+        Some(a / b).filter(|r| r.is_finite())
+    } else {
+        None
+    }
+}
+
+/// Mean and sample standard deviation (0 for fewer than two values).
+pub fn mean_sd(xs: &[f64]) -> (f64, f64) {
+    if xs.is_empty() {
+        return (0.0, 0.0);
+    }
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    if xs.len() < 2 {
+        return (mean, 0.0);
+    }
+    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    (mean, var.sqrt())
+}
+
+/// Standard deviation of `a / b` from those of `a` and `b` (first-order
+/// error propagation, as hyperfine does for its "x times as fast").
+pub fn ratio_sd(a: f64, sa: f64, b: f64, sb: f64) -> Option<f64> {
+    let r = ratio(a, b)?;
+    if a == 0.0 {
+        return ratio(sa, b);
+    }
+    Some(r.abs() * ((sa / a).powi(2) + (sb / b).powi(2)).sqrt())
+}
+
+fn one() -> usize {
+    1
+}
+
+/// Metadata of one `ron bench` run, stored with its rows.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+#[serde(default)]
+pub struct RunMeta {
+    /// The tool that wrote the file (`ron`).
+    pub tool: String,
+    /// Its version.
+    pub version: String,
+    /// The command line, one argument per entry.
+    pub command_line: Vec<String>,
+    /// Start of the run, RFC 3339 UTC.
+    pub date: String,
+    /// CPU model of the machine.
+    pub cpu_model: String,
+    /// CPUs this process may run on.
+    pub cpus: usize,
+    /// Where the installed route came from.
+    pub route_source: String,
+    /// The calibration's machine fingerprint, when the route came from one.
+    pub calibration: Option<ron_topo::Fingerprint>,
+    /// Runs per point.
+    pub repeat: usize,
+    /// Whether the run was cut short (Ctrl-C or an error): the rows are
+    /// those measured until then.
+    pub interrupted: bool,
+}
+
+/// A run's metadata and rows: the JSON document `ron bench` writes.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Report<R> {
+    /// How, where and when the rows were measured.
+    pub meta: RunMeta,
+    /// The rows.
+    pub rows: Vec<R>,
+}
+
+/// Reads `ron bench` JSON: a [`Report`] or (older files) a bare array of
+/// rows; the metadata is `None` for the latter.
+pub fn read_bench_rows(text: &str) -> Result<(Option<RunMeta>, Vec<BenchRow>), serde_json::Error> {
+    let v: serde_json::Value = serde_json::from_str(text)?;
+    if v.is_array() {
+        return Ok((None, serde_json::from_value(v)?));
+    }
+    let r: Report<BenchRow> = serde_json::from_value(v)?;
+    Ok((Some(r.meta), r.rows))
+}
+
+/// One (workload, lock, threads, nCS) point of a lock-loop benchmark,
+/// aggregated over its repeats.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct BenchRow {
     /// `micro` or `kv`.
     pub workload: String,
-    /// Lock name (as on the command line).
+    /// Lock name (the command-line name).
     pub lock: String,
     /// Threads.
     pub threads: usize,
@@ -23,90 +118,161 @@ pub struct BenchRow {
     pub ncs_ns: f64,
     /// Cache lines read and written per critical section (0 for `kv`).
     pub cs_lines: usize,
-    /// Measured window (s).
+    /// Measured window of one run (s; mean over the repeats).
     pub duration_s: f64,
     /// Whether threads were pinned along the route.
     pub pinned: bool,
     /// Seed of the jitter and key generators.
     pub seed: u64,
-    /// Million acquisitions (= operations) per second.
+    /// Runs behind this row.
+    #[serde(default = "one")]
+    pub repeats: usize,
+    /// Million acquisitions (= operations) per second, mean over the runs.
     pub mlocks_per_s: f64,
-    /// Acquisitions counted in the window.
+    /// Sample standard deviation of `mlocks_per_s` over the runs (0 for one
+    /// run).
+    #[serde(default)]
+    pub mlocks_per_s_sd: f64,
+    /// Slowest run's `mlocks_per_s`.
+    #[serde(default)]
+    pub mlocks_per_s_min: f64,
+    /// Fastest run's `mlocks_per_s`.
+    #[serde(default)]
+    pub mlocks_per_s_max: f64,
+    /// Acquisitions counted, all runs.
     pub total: u64,
-    /// Busier half's share of the acquisitions (0.5 = fair).
-    pub fairness_factor: f64,
-    /// Coefficient of variation of the per-thread counts.
-    pub cv: f64,
-    /// Acquire latency, median (ns).
+    /// Busier half's share of the acquisitions (0.5 = fair, 1.0 = half the
+    /// threads starved); `None` when nothing was acquired.
+    pub fairness_factor: Option<f64>,
+    /// Coefficient of variation of the per-thread counts (`None` when
+    /// nothing was acquired).
+    pub cv: Option<f64>,
+    /// Acquire latency, median (ns; mean over the runs).
     pub p50_ns: f64,
-    /// Acquire latency, 99th percentile (ns).
+    /// Acquire latency, 99th percentile (ns; mean over the runs).
     pub p99_ns: f64,
-    /// Acquire latency, 99.9th percentile (ns).
+    /// Acquire latency, 99.9th percentile (ns; mean over the runs).
     pub p999_ns: f64,
     /// Mean handover time between different threads (ns; 0 if none).
     pub handover_ns: f64,
-    /// Median handover time (ns; 0 if none).
+    /// Median handover time (ns; 0 if none; mean over the runs).
     #[serde(default)]
     pub handover_p50_ns: f64,
-    /// Handovers counted.
+    /// Handovers counted, all runs.
     pub handovers: u64,
+    /// CPU seconds the process used per wall-clock second of measurement
+    /// (`getrusage`): how many CPUs the lock kept busy. `None` where not
+    /// measurable.
+    #[serde(default)]
+    pub cpu_per_wall: Option<f64>,
+    /// CPU nanoseconds the process used per acquisition: the cost of one
+    /// lock operation including everybody's waiting.
+    #[serde(default)]
+    pub cpu_ns_per_lock: Option<f64>,
     /// Throughput / the best peer's at the same point (`None` without a
     /// peer in the run).
     pub vs_best_peer: Option<f64>,
+    /// Standard deviation of `vs_best_peer`.
+    #[serde(default)]
+    pub vs_best_peer_sd: Option<f64>,
     /// The best peer at this point.
     pub best_peer: Option<String>,
     /// Throughput / parking_lot's at the same point.
     pub vs_parking_lot: Option<f64>,
-    /// Whether the final shared data matched the acquisition count.
+    /// Standard deviation of `vs_parking_lot`.
+    #[serde(default)]
+    pub vs_parking_lot_sd: Option<f64>,
+    /// Whether the final shared data matched the acquisition count, in
+    /// every run.
     pub exclusion_ok: bool,
-    /// Acquisitions per thread.
+    /// Acquisitions per thread, all runs.
     pub per_thread: Vec<u64>,
 }
 
+/// Where a point of a grid is: the identity of a [`BenchRow`] without its
+/// measurements.
+#[derive(Debug, Clone, Copy)]
+pub struct PointId<'a> {
+    /// `micro` or `kv`.
+    pub workload: &'a str,
+    /// The lock.
+    pub lock: &'a LockEntry,
+    /// Threads.
+    pub threads: usize,
+    /// Mean non-critical section (ns).
+    pub ncs_ns: f64,
+    /// Cache lines per critical section (0 for `kv`).
+    pub cs_lines: usize,
+    /// Whether threads were pinned.
+    pub pinned: bool,
+    /// Seed.
+    pub seed: u64,
+}
+
 impl BenchRow {
-    /// A row from a run's statistics (ratios filled by [`add_ratios`]).
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        workload: &str,
-        lock: &LockEntry,
-        threads: usize,
-        ncs_ns: f64,
-        cs_lines: usize,
-        pinned: bool,
-        seed: u64,
-        s: &RunStats,
-    ) -> Self {
+    /// A row from the runs of one point (ratios filled by [`add_ratios`]).
+    /// `runs` must not be empty.
+    pub fn from_runs(id: &PointId<'_>, runs: &[RunStats]) -> Self {
+        let k = runs.len().max(1) as f64;
+        let tput: Vec<f64> = runs.iter().map(RunStats::mlocks_per_s).collect();
+        let (mean, sd) = mean_sd(&tput);
+        let mut per_thread = vec![0u64; id.threads];
+        for r in runs {
+            for (a, b) in per_thread.iter_mut().zip(&r.per_thread) {
+                *a += b;
+            }
+        }
+        let total: u64 = per_thread.iter().sum();
+        let avg = |f: fn(&RunStats) -> f64| runs.iter().map(f).sum::<f64>() / k;
+        let handovers: u64 = runs.iter().map(|r| r.handovers).sum();
+        let ho_sum: f64 = runs
+            .iter()
+            .map(|r| r.handover_ns * r.handovers as f64)
+            .sum();
+        let wall: f64 = runs.iter().map(|r| r.elapsed_s).sum();
+        let cpu: Option<f64> = runs.iter().map(|r| r.cpu_s).sum();
         BenchRow {
-            workload: workload.to_string(),
-            lock: lock.name().to_string(),
-            threads,
-            ncs_ns,
-            cs_lines,
-            duration_s: s.elapsed_s,
-            pinned,
-            seed,
-            mlocks_per_s: s.mlocks_per_s(),
-            total: s.total(),
-            fairness_factor: s.fairness_factor(),
-            cv: s.cv(),
-            p50_ns: s.latency.p50_ns,
-            p99_ns: s.latency.p99_ns,
-            p999_ns: s.latency.p999_ns,
-            handover_ns: s.handover_ns,
-            handover_p50_ns: s.handover_p50_ns,
-            handovers: s.handovers,
+            workload: id.workload.to_string(),
+            lock: id.lock.name().to_string(),
+            threads: id.threads,
+            ncs_ns: id.ncs_ns,
+            cs_lines: id.cs_lines,
+            duration_s: wall / k,
+            pinned: id.pinned,
+            seed: id.seed,
+            repeats: runs.len(),
+            mlocks_per_s: mean,
+            mlocks_per_s_sd: sd,
+            mlocks_per_s_min: tput.iter().copied().reduce(f64::min).unwrap_or(0.0),
+            mlocks_per_s_max: tput.iter().copied().reduce(f64::max).unwrap_or(0.0),
+            total,
+            fairness_factor: (total > 0).then(|| crate::metrics::fairness_factor(&per_thread)),
+            cv: (total > 0).then(|| crate::metrics::cv(&per_thread)),
+            p50_ns: avg(|r| r.latency.p50_ns),
+            p99_ns: avg(|r| r.latency.p99_ns),
+            p999_ns: avg(|r| r.latency.p999_ns),
+            handover_ns: if handovers > 0 {
+                ho_sum / handovers as f64
+            } else {
+                0.0
+            },
+            handover_p50_ns: avg(|r| r.handover_p50_ns),
+            handovers,
+            cpu_per_wall: cpu.and_then(|c| ratio(c, wall)),
+            cpu_ns_per_lock: cpu.and_then(|c| ratio(c * 1e9, total as f64)),
             vs_best_peer: None,
+            vs_best_peer_sd: None,
             best_peer: None,
             vs_parking_lot: None,
-            exclusion_ok: s.exclusion_ok,
-            per_thread: s.per_thread.clone(),
+            vs_parking_lot_sd: None,
+            exclusion_ok: runs.iter().all(|r| r.exclusion_ok),
+            per_thread,
         }
     }
 }
 
-/// Fills `vs_best_peer`, `best_peer` and `vs_parking_lot` of every row
-/// from the peers (`is_peer(name)`) at the same (workload, threads, nCS,
-/// cs_lines).
+/// Fills the `vs_*` fields and `best_peer` of every row from the peers
+/// (`is_peer(name)`) at the same (workload, threads, nCS, cs_lines).
 pub fn add_ratios(rows: &mut [BenchRow], is_peer: impl Fn(&str) -> bool) {
     let key = |r: &BenchRow| {
         (
@@ -124,17 +290,29 @@ pub fn add_ratios(rows: &mut [BenchRow], is_peer: impl Fn(&str) -> bool) {
             .clone()
             .filter(|o| is_peer(&o.lock))
             .max_by(|a, b| a.mlocks_per_s.total_cmp(&b.mlocks_per_s));
-        if let Some(b) = best.filter(|b| b.mlocks_per_s > 0.0) {
-            r.vs_best_peer = Some(r.mlocks_per_s / b.mlocks_per_s);
-            r.best_peer = Some(b.lock.clone());
-        }
-        if let Some(p) = same
-            .clone()
-            .find(|o| o.lock == "parking_lot")
-            .filter(|p| p.mlocks_per_s > 0.0)
-        {
-            r.vs_parking_lot = Some(r.mlocks_per_s / p.mlocks_per_s);
-        }
+        let vs = |o: &BenchRow| {
+            (
+                ratio(r.mlocks_per_s, o.mlocks_per_s),
+                ratio_sd(
+                    r.mlocks_per_s,
+                    r.mlocks_per_s_sd,
+                    o.mlocks_per_s,
+                    o.mlocks_per_s_sd,
+                ),
+            )
+        };
+        (r.vs_best_peer, r.vs_best_peer_sd, r.best_peer) = match best {
+            Some(b) if ratio(1.0, b.mlocks_per_s).is_some() => {
+                let (v, sd) = vs(b);
+                (v, sd, Some(b.lock.clone()))
+            }
+            _ => (None, None, None),
+        };
+        (r.vs_parking_lot, r.vs_parking_lot_sd) =
+            match same.clone().find(|o| o.lock == "parking_lot") {
+                Some(p) => vs(p),
+                None => (None, None),
+            };
     }
 }
 
@@ -185,227 +363,43 @@ impl CorunnerRow {
     }
 }
 
-/// An aligned Markdown table: numeric columns right-aligned, text columns
-/// left-aligned.
-pub fn table(header: &[&str], cells: &[Vec<String>]) -> String {
-    let numeric: Vec<bool> = (0..header.len())
-        .map(|i| {
-            cells.iter().all(|r| {
-                r.get(i).is_none_or(|c| {
-                    let c = c.trim_end_matches('%');
-                    c == "-" || c.parse::<f64>().is_ok()
-                })
-            })
-        })
-        .collect();
-    let mut width: Vec<usize> = header.iter().map(|h| h.len()).collect();
-    for row in cells {
-        for (w, c) in width.iter_mut().zip(row) {
-            *w = (*w).max(c.len());
-        }
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_acquisition_has_no_fairness() {
+        let lock = &crate::registry::registry()[0];
+        let id = PointId {
+            workload: "micro",
+            lock,
+            threads: 2,
+            ncs_ns: 0.0,
+            cs_lines: 1,
+            pinned: false,
+            seed: 1,
+        };
+        let idle = RunStats {
+            per_thread: vec![0, 0],
+            elapsed_s: 0.1,
+            exclusion_ok: true,
+            cpu_s: Some(0.05),
+            ..RunStats::default()
+        };
+        let r = BenchRow::from_runs(&id, &[idle.clone(), idle]);
+        assert_eq!(r.fairness_factor, None);
+        assert_eq!(r.cv, None);
+        assert_eq!(r.cpu_ns_per_lock, None);
+        assert_eq!(r.cpu_per_wall, Some(0.5));
+        assert_eq!(r.repeats, 2);
     }
-    let line = |row: &[&str]| -> String {
-        let parts: Vec<String> = row
-            .iter()
-            .zip(&width)
-            .enumerate()
-            .map(|(i, (c, w))| {
-                if numeric[i] {
-                    format!("{c:>w$}")
-                } else {
-                    format!("{c:<w$}")
-                }
-            })
-            .collect();
-        format!("| {} |\n", parts.join(" | "))
-    };
-    let mut out = line(header);
-    let sep: Vec<String> = width
-        .iter()
-        .enumerate()
-        .map(|(i, w)| {
-            if !numeric[i] {
-                format!(" {} ", "-".repeat(*w))
-            } else {
-                format!(" {}: ", "-".repeat(w.saturating_sub(1)))
-            }
-        })
-        .collect();
-    out.push_str(&format!("|{}|\n", sep.join("|")));
-    for row in cells {
-        let r: Vec<&str> = row.iter().map(String::as_str).collect();
-        out.push_str(&line(&r));
+
+    #[test]
+    fn spread_and_ratio_spread() {
+        assert_eq!(mean_sd(&[1.0, 3.0]), (2.0, 2f64.sqrt()));
+        assert_eq!(mean_sd(&[4.0]), (4.0, 0.0));
+        let sd = ratio_sd(2.0, 0.2, 1.0, 0.1).unwrap();
+        assert!((sd - 2.0 * (0.01f64 + 0.01).sqrt()).abs() < 1e-12);
+        assert_eq!(ratio_sd(1.0, 0.1, 0.0, 0.0), None);
     }
-    out
-}
-
-fn opt(x: Option<f64>, prec: usize) -> String {
-    x.map_or_else(|| "-".into(), |v| format!("{v:.prec$}"))
-}
-
-/// The human table of lock-loop rows.
-pub fn bench_table(rows: &[BenchRow]) -> String {
-    let header = [
-        "lock",
-        "workload",
-        "threads",
-        "ncs ns",
-        "Mlocks/s",
-        "x best peer",
-        "x parking_lot",
-        "fairness",
-        "cv",
-        "p50 ns",
-        "p99 ns",
-        "p99.9 ns",
-        "handover ns",
-        "ho p50 ns",
-    ];
-    let cells: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| {
-            vec![
-                if r.exclusion_ok {
-                    r.lock.clone()
-                } else {
-                    format!("{} (EXCLUSION FAILED)", r.lock)
-                },
-                r.workload.clone(),
-                r.threads.to_string(),
-                format!("{:.0}", r.ncs_ns),
-                format!("{:.3}", r.mlocks_per_s),
-                opt(r.vs_best_peer, 2),
-                opt(r.vs_parking_lot, 2),
-                format!("{:.3}", r.fairness_factor),
-                format!("{:.3}", r.cv),
-                format!("{:.0}", r.p50_ns),
-                format!("{:.0}", r.p99_ns),
-                format!("{:.0}", r.p999_ns),
-                if r.handovers > 0 {
-                    format!("{:.0}", r.handover_ns)
-                } else {
-                    "-".into()
-                },
-                if r.handovers > 0 {
-                    format!("{:.0}", r.handover_p50_ns)
-                } else {
-                    "-".into()
-                },
-            ]
-        })
-        .collect();
-    table(&header, &cells)
-}
-
-/// The CSV columns of lock-loop rows (JSON has these and `per_thread`).
-pub const BENCH_CSV_COLUMNS: [&str; 22] = [
-    "workload",
-    "lock",
-    "threads",
-    "ncs_ns",
-    "cs_lines",
-    "duration_s",
-    "pinned",
-    "seed",
-    "mlocks_per_s",
-    "total",
-    "fairness_factor",
-    "cv",
-    "p50_ns",
-    "p99_ns",
-    "p999_ns",
-    "handover_ns",
-    "handover_p50_ns",
-    "handovers",
-    "vs_best_peer",
-    "best_peer",
-    "vs_parking_lot",
-    "exclusion_ok",
-];
-
-/// Lock-loop rows as CSV with a header line.
-pub fn bench_csv(rows: &[BenchRow]) -> String {
-    let mut out = BENCH_CSV_COLUMNS.join(",");
-    out.push('\n');
-    let o = |x: Option<f64>| x.map_or_else(String::new, |v| format!("{v:.4}"));
-    for r in rows {
-        out.push_str(&format!(
-            "{},{},{},{},{},{:.4},{},{},{:.4},{},{:.4},{:.4},{:.1},{:.1},{:.1},{:.1},{:.1},{},{},{},{},{}\n",
-            r.workload,
-            r.lock,
-            r.threads,
-            r.ncs_ns,
-            r.cs_lines,
-            r.duration_s,
-            r.pinned,
-            r.seed,
-            r.mlocks_per_s,
-            r.total,
-            r.fairness_factor,
-            r.cv,
-            r.p50_ns,
-            r.p99_ns,
-            r.p999_ns,
-            r.handover_ns,
-            r.handover_p50_ns,
-            r.handovers,
-            o(r.vs_best_peer),
-            r.best_peer.as_deref().unwrap_or(""),
-            o(r.vs_parking_lot),
-            r.exclusion_ok
-        ));
-    }
-    out
-}
-
-/// The human table of co-runner rows.
-pub fn corunner_table(rows: &[CorunnerRow]) -> String {
-    let header = [
-        "policy",
-        "lock type",
-        "waiters",
-        "alone units/s",
-        "shared units/s",
-        "slowdown",
-        "waiters' share",
-    ];
-    let cells: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| {
-            vec![
-                r.policy.clone(),
-                r.lock_type.clone(),
-                r.waiters.to_string(),
-                format!("{:.0}", r.alone_units_per_s),
-                format!("{:.0}", r.shared_units_per_s),
-                format!("{:.1}%", 100.0 * r.slowdown),
-                format!("{:.1}%", 100.0 * r.waiters_share),
-            ]
-        })
-        .collect();
-    table(&header, &cells)
-}
-
-/// Co-runner rows as CSV with a header line.
-pub fn corunner_csv(rows: &[CorunnerRow]) -> String {
-    let mut out = String::from(
-        "workload,policy,lock_type,waiters,duration_s,alone_units_per_s,shared_units_per_s,slowdown,waiters_share,compute_cpu,holder_cpu\n",
-    );
-    for r in rows {
-        out.push_str(&format!(
-            "{},{},\"{}\",{},{:.4},{:.1},{:.1},{:.4},{:.4},{},{}\n",
-            r.workload,
-            r.policy,
-            r.lock_type,
-            r.waiters,
-            r.duration_s,
-            r.alone_units_per_s,
-            r.shared_units_per_s,
-            r.slowdown,
-            r.waiters_share,
-            r.compute_cpu,
-            r.holder_cpu
-        ));
-    }
-    out
 }

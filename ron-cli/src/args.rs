@@ -1,4 +1,5 @@
-//! Parsing helpers shared by the subcommands (one-line errors).
+//! Parsing helpers shared by the subcommands (one-line errors), and the
+//! one way to read a latency matrix.
 
 use std::path::Path;
 use std::time::Duration;
@@ -7,7 +8,7 @@ use ron_topo::LatencyMatrix;
 
 use crate::error::CliError;
 
-/// Longest `--duration` / `--time-limit` accepted, in seconds.
+/// Longest duration any option accepts.
 pub const MAX_SECONDS: f64 = 3600.0;
 
 /// A comma-separated list of positive integers (`flag` names the option in
@@ -36,17 +37,42 @@ pub fn positive_list(flag: &str, s: &str, max: usize) -> Result<Vec<usize>, CliE
     Ok(out)
 }
 
-/// A comma-separated list of non-negative numbers of ns (at most 1 s each).
-pub fn ns_list(flag: &str, s: &str) -> Result<Vec<f64>, CliError> {
-    let mut out: Vec<f64> = Vec::new();
+/// One `--ncs` entry: ns, or a multiple of the critical section (`40x`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Ncs {
+    /// Nanoseconds.
+    Ns(f64),
+    /// A multiple of the critical section's length.
+    Times(f64),
+}
+
+impl Ncs {
+    /// The value in ns for a critical section of `cs_ns`.
+    pub fn ns(self, cs_ns: f64) -> f64 {
+        match self {
+            Ncs::Ns(v) => v,
+            Ncs::Times(k) => k * cs_ns,
+        }
+    }
+}
+
+/// A comma-separated list of non-critical sections: ns (at most 1e9), or a
+/// multiple of the critical section with an `x` suffix (`40x`).
+pub fn ncs_list(flag: &str, s: &str) -> Result<Vec<Ncs>, CliError> {
+    let mut out: Vec<Ncs> = Vec::new();
     for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let v: f64 = part
-            .parse()
-            .map_err(|_| CliError::usage(format!("{flag}: `{part}` is not a number of ns")))?;
-        if !(v.is_finite() && (0.0..=1e9).contains(&v)) {
-            return Err(CliError::usage(format!(
-                "{flag}: must be in 0..=1e9 ns, got {part}"
-            )));
+        let bad = || {
+            CliError::usage(format!(
+                "{flag}: `{part}` is neither ns (0..=1e9) nor a multiple like 40x"
+            ))
+        };
+        let v = match part.strip_suffix(['x', 'X']) {
+            Some(m) => Ncs::Times(m.trim().parse::<f64>().map_err(|_| bad())?),
+            None => Ncs::Ns(part.parse::<f64>().map_err(|_| bad())?),
+        };
+        let (Ncs::Ns(x) | Ncs::Times(x)) = v;
+        if !(x.is_finite() && (0.0..=1e9).contains(&x)) {
+            return Err(bad());
         }
         if !out.contains(&v) {
             out.push(v);
@@ -58,39 +84,86 @@ pub fn ns_list(flag: &str, s: &str) -> Result<Vec<f64>, CliError> {
     Ok(out)
 }
 
-/// A number of seconds in `(0, MAX_SECONDS]` (or `[0, ..]` with `allow_zero`).
-pub fn seconds(flag: &str, v: f64, allow_zero: bool) -> Result<Duration, CliError> {
-    let lo_ok = if allow_zero { v >= 0.0 } else { v > 0.0 };
-    if !(v.is_finite() && lo_ok && v <= MAX_SECONDS) {
-        let lo = if allow_zero { "[0" } else { "(0" };
+/// A duration: a number of seconds (`0.25`) or a number with a unit
+/// (`250ms`, `1.5s`, `2min`, `500us`); at most [`MAX_SECONDS`], and above
+/// zero unless `allow_zero`.
+///
+/// Every duration option of every subcommand goes through here, so they
+/// all read the same way.
+pub fn duration(flag: &str, s: &str, allow_zero: bool) -> Result<Duration, CliError> {
+    let t = s.trim();
+    let d = match t.parse::<f64>() {
+        Ok(v) if v.is_finite() && (0.0..=MAX_SECONDS).contains(&v) => Duration::from_secs_f64(v),
+        Ok(_) => {
+            return Err(CliError::usage(format!(
+                "{flag}: must be in [0, {MAX_SECONDS}] seconds, got {t}"
+            )));
+        }
+        Err(_) => parse_with_unit(t).ok_or_else(|| {
+            CliError::usage(format!(
+                "{flag}: `{t}` is not a duration (seconds, or a number with ns, us, ms, s, min)"
+            ))
+        })?,
+    };
+    if d > Duration::from_secs_f64(MAX_SECONDS) {
         return Err(CliError::usage(format!(
-            "{flag}: must be in {lo}, {MAX_SECONDS}] seconds, got {v}"
+            "{flag}: at most {MAX_SECONDS} s, got {t}"
         )));
     }
-    Ok(Duration::from_secs_f64(v))
+    if d.is_zero() && !allow_zero {
+        return Err(CliError::usage(format!("{flag}: must be above 0, got {t}")));
+    }
+    Ok(d)
 }
 
-/// Reads a latency matrix: ron-topo JSON for `.json`, else CSV.
-pub fn read_matrix(path: &Path) -> Result<LatencyMatrix, CliError> {
-    let is_json = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
-    let m = if is_json {
-        LatencyMatrix::read_json(path)
-    } else {
-        LatencyMatrix::read_csv(path)
+/// `1.5ms`-style durations (a decimal number and one unit); humantime
+/// forms (`1m 30s`) as a fallback.
+fn parse_with_unit(t: &str) -> Option<Duration> {
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .filter(|&i| i > 0)?;
+    let (num, unit) = t.split_at(split);
+    let v: f64 = num
+        .parse()
+        .ok()
+        .filter(|v: &f64| v.is_finite() && *v >= 0.0)?;
+    let scale = match unit.trim() {
+        "ns" => 1e-9,
+        "us" | "µs" => 1e-6,
+        "ms" => 1e-3,
+        "s" | "sec" => 1.0,
+        "m" | "min" => 60.0,
+        _ => return humantime::parse_duration(t).ok(),
     };
-    m.map_err(|e| CliError::usage(format!("cannot read matrix {}: {e}", path.display())))
+    let secs = v * scale;
+    (secs <= MAX_SECONDS).then(|| Duration::from_secs_f64(secs))
 }
 
-/// Writes `text` to `path` (one-line error).
-pub fn write_file(path: &Path, text: &str) -> Result<(), CliError> {
-    std::fs::write(path, text)
-        .map_err(|e| CliError::failed(format!("cannot write {}: {e}", path.display())))
+/// `d` for people: `250 ms`, `1.50 s`.
+pub fn show_duration(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s < 1.0 {
+        format!("{:.0} ms", s * 1e3)
+    } else {
+        format!("{s:.2} s")
+    }
+}
+
+/// Reads a latency matrix: CSV, ron-topo JSON, or a calibration file
+/// (`.json` with a `matrix` field), as `ron calibrate` writes it.
+pub fn read_matrix(path: &Path) -> Result<LatencyMatrix, CliError> {
+    LatencyMatrix::read(path).map_err(|e| {
+        let (msg, shown) = (e.to_string(), path.display().to_string());
+        if msg.contains(&shown) {
+            CliError::usage(format!("cannot read matrix {msg}"))
+        } else {
+            CliError::usage(format!("cannot read matrix {shown}: {msg}"))
+        }
+    })
 }
 
 /// A comma-separated list of whole numbers, 0 allowed (CPU ids).
-pub fn positive_list_allow_zero(flag: &str, s: &str) -> Result<Vec<usize>, CliError> {
+pub fn cpu_list(flag: &str, s: &str) -> Result<Vec<usize>, CliError> {
     let mut out = Vec::new();
     for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         out.push(part.parse().map_err(|_| {
@@ -101,4 +174,38 @@ pub fn positive_list_allow_zero(flag: &str, s: &str) -> Result<Vec<usize>, CliEr
         return Err(CliError::usage(format!("{flag}: no CPU given")));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_take_seconds_and_units() {
+        let ms = Duration::from_millis;
+        assert_eq!(duration("--d", "0.25", false).unwrap(), ms(250));
+        assert_eq!(duration("--d", "250ms", false).unwrap(), ms(250));
+        assert_eq!(duration("--d", "1.5s", false).unwrap(), ms(1500));
+        assert_eq!(duration("--d", "2min", false).unwrap(), ms(120_000));
+        assert_eq!(duration("--d", "0", true).unwrap(), ms(0));
+        for bad in ["0", "-1", "abc", "1e9", "2h", "nan", "5 parsecs"] {
+            assert!(duration("--d", bad, false).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn ncs_takes_ns_and_multiples() {
+        assert_eq!(
+            ncs_list("--ncs", "0, 250,2x,40X").unwrap(),
+            vec![
+                Ncs::Ns(0.0),
+                Ncs::Ns(250.0),
+                Ncs::Times(2.0),
+                Ncs::Times(40.0)
+            ]
+        );
+        for bad in ["", "x", "-1", "abc", "nanx", "inf", "2e9"] {
+            assert!(ncs_list("--ncs", bad).is_err(), "{bad}");
+        }
+    }
 }

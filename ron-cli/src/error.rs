@@ -1,4 +1,5 @@
-//! The one error type of the `ron` command: printed as a single line.
+//! The one error type of the `ron` command: printed as a single line
+//! (`error: ...`, as clap and cargo do).
 
 use std::fmt;
 
@@ -26,21 +27,29 @@ impl CliError {
         }
     }
 
+    /// Stopped by Ctrl-C after saving what was done (exit code 130, as a
+    /// shell reports SIGINT; the message may be empty).
+    pub fn interrupted(message: impl Into<String>) -> Self {
+        CliError {
+            message: message.into(),
+            code: 130,
+        }
+    }
+
     /// The process exit code for this error.
     pub fn exit_code(&self) -> i32 {
         self.code
+    }
+
+    /// The message (empty when there is nothing to add).
+    pub fn message(&self) -> &str {
+        &self.message
     }
 }
 
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)
-    }
-}
-
-impl From<std::io::Error> for CliError {
-    fn from(e: std::io::Error) -> Self {
-        CliError::failed(e.to_string())
     }
 }
 

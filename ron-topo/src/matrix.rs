@@ -17,10 +17,15 @@
 //!   are not `0..n`, so plain matrices stay plain.
 //! - **JSON** (serde): `{"cpus": [...], "meta": {...}, "rows": [[...], ...]}`.
 //!   Deserialising validates exactly like [`LatencyMatrix::from_rows`].
+//!   [`LatencyMatrix::read_json`] and [`LatencyMatrix::read`] also accept a
+//!   calibration file (`ron calibrate`'s output), whose `matrix` field has
+//!   this shape.
 //!
 //! # Validation
 //! The matrix must be non-empty, square, at most [`MAX_N`] wide, every entry
-//! finite and non-negative, and the CPU ids distinct and below
+//! finite, non-negative and at most [`MAX_LATENCY_NS`] (one second: far
+//! above any real handover, low enough that sums over a 4096-CPU tour stay
+//! exact in `f64`), and the CPU ids distinct and below
 //! [`ron_core::route::MAX_CPUS`]. No input makes these functions panic; a
 //! CSV claiming more than [`MAX_N`] rows or columns is refused as soon as the
 //! excess is seen, before the whole input is buffered.
@@ -32,6 +37,11 @@ use serde::{Deserialize, Serialize};
 
 /// Largest matrix accepted (CPUs per side), equal to ron-core's route limit.
 pub const MAX_N: usize = ron_core::route::MAX_CPUS;
+
+/// Largest latency accepted in a matrix (ns): one second. Larger values
+/// (`1e15`, `1e308`) are refused at load instead of overflowing tour costs
+/// and means to `inf`.
+pub const MAX_LATENCY_NS: f64 = 1e9;
 
 /// Largest file [`LatencyMatrix::read_csv`] / [`LatencyMatrix::read_json`]
 /// will read (bytes): a 4096-CPU matrix at ~12 bytes per entry fits easily.
@@ -86,6 +96,18 @@ pub enum MatrixError {
         col: usize,
         /// The value.
         value: f64,
+    },
+    /// An entry is above [`MAX_LATENCY_NS`].
+    #[error("latency {value} ns at row {row}, column {col} is too large (at most {max} ns)")]
+    LatencyTooLarge {
+        /// Row index (0-based).
+        row: usize,
+        /// Column index (0-based).
+        col: usize,
+        /// The value.
+        value: f64,
+        /// The limit ([`MAX_LATENCY_NS`]).
+        max: f64,
     },
     /// A CSV field is not a number.
     #[error("CSV line {line}, field {field}: {text:?} is not a number")]
@@ -205,10 +227,17 @@ impl From<LatencyMatrix> for MatrixRepr {
 }
 
 fn check_value(row: usize, col: usize, value: f64) -> Result<(), MatrixError> {
-    if value.is_finite() && value >= 0.0 {
-        Ok(())
-    } else {
+    if !(value.is_finite() && value >= 0.0) {
         Err(MatrixError::InvalidValue { row, col, value })
+    } else if value > MAX_LATENCY_NS {
+        Err(MatrixError::LatencyTooLarge {
+            row,
+            col,
+            value,
+            max: MAX_LATENCY_NS,
+        })
+    } else {
+        Ok(())
     }
 }
 
@@ -541,12 +570,33 @@ impl LatencyMatrix {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
 
-    /// Reads a JSON file.
+    /// Reads a JSON file: a matrix, or any JSON object with a `matrix`
+    /// field holding one (a calibration file).
     pub fn read_json(path: impl AsRef<Path>) -> Result<Self, MatrixError> {
         let path = path.as_ref();
         let file = open_limited(path)?;
-        serde_json::from_reader(std::io::BufReader::new(file))
-            .map_err(|e| MatrixError::Json(format!("{}: {e}", path.display())))
+        let json = |e: serde_json::Error| MatrixError::Json(format!("{}: {e}", path.display()));
+        let mut v: serde_json::Value =
+            serde_json::from_reader(std::io::BufReader::new(file)).map_err(json)?;
+        let inner = match v.get_mut("matrix") {
+            Some(m) => m.take(),
+            None => v,
+        };
+        serde_json::from_value(inner).map_err(json)
+    }
+
+    /// Reads a matrix file: JSON (a matrix or a calibration file) when the
+    /// name ends in `.json`, CSV otherwise.
+    pub fn read(path: impl AsRef<Path>) -> Result<Self, MatrixError> {
+        let path = path.as_ref();
+        let is_json = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+        if is_json {
+            Self::read_json(path)
+        } else {
+            Self::read_csv(path)
+        }
     }
 
     /// The sub-matrix on the given indices (in that order), keeping CPU ids.
@@ -695,6 +745,15 @@ mod tests {
             LatencyMatrix::from_csv_str("# cpus: 1\n0,1\n1,0\n"),
             Err(E::CpuCountMismatch { .. })
         ));
+        assert!(matches!(
+            LatencyMatrix::from_csv_str("0,1e15\n1,0\n"),
+            Err(E::LatencyTooLarge { row: 0, col: 1, .. })
+        ));
+        assert!(matches!(
+            LatencyMatrix::from_rows(vec![vec![0.0, 1e308], vec![1.0, 0.0]]),
+            Err(E::LatencyTooLarge { .. })
+        ));
+        assert!(LatencyMatrix::from_csv_str("0,1e9\n1,0\n").is_ok());
         let wide = vec!["0"; MAX_N + 1].join(",");
         assert!(matches!(
             LatencyMatrix::from_csv_str(&wide),
@@ -702,6 +761,21 @@ mod tests {
         ));
         assert!(LatencyMatrix::from_json_str("{\"cpus\":[0],\"rows\":[[0,1]]}").is_err());
         assert!(LatencyMatrix::from_json_str("[]").is_err());
+    }
+
+    #[test]
+    fn read_accepts_a_calibration_file() {
+        let m = LatencyMatrix::from_rows(vec![vec![0.0, 5.0], vec![6.0, 0.0]]).unwrap();
+        let dir = std::env::temp_dir();
+        let cal = dir.join(format!("ron-topo-cal-{}.json", std::process::id()));
+        let text = format!(
+            "{{\"version\": 1, \"route\": [0, 1], \"matrix\": {}}}",
+            m.to_json_string()
+        );
+        std::fs::write(&cal, text).unwrap();
+        let back = LatencyMatrix::read(&cal);
+        let _ = std::fs::remove_file(&cal);
+        assert_eq!(back.unwrap(), m);
     }
 
     #[test]

@@ -94,7 +94,7 @@ pub fn policies() -> &'static [CorunnerPolicy] {
         CorunnerPolicy { name: "spin", type_name: "NxtRon<16, Spin>", run: run::<Raw<NxtRon<S, Spin>>> },
         CorunnerPolicy { name: "backoff", type_name: "NxtRon<16, Backoff>", run: run::<Raw<NxtRon<S, Backoff>>> },
         CorunnerPolicy { name: "spin-then-yield", type_name: "NxtRon<16, SpinThenYield>", run: run::<Raw<NxtRon<S, SpinThenYield>>> },
-        CorunnerPolicy { name: "ron", type_name: "RonRaw", run: run::<Raw<RonRaw>> },
+        CorunnerPolicy { name: "ron-raw", type_name: "RonRaw", run: run::<Raw<RonRaw>> },
         CorunnerPolicy { name: "parking_lot", type_name: "parking_lot::Mutex", run: run::<Raw<parking_lot::RawMutex>> },
     ];
     P
@@ -104,13 +104,13 @@ pub fn policies() -> &'static [CorunnerPolicy] {
 pub fn resolve(list: &str) -> Result<Vec<&'static CorunnerPolicy>, BenchError> {
     let mut out: Vec<&'static CorunnerPolicy> = Vec::new();
     for part in list.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let found: Vec<&'static CorunnerPolicy> = if part == "all" {
+        let found: Vec<&'static CorunnerPolicy> = if part.eq_ignore_ascii_case("all") {
             policies().iter().collect()
         } else {
             let p = policies()
                 .iter()
-                .find(|p| p.name.replace('_', "-") == part.replace('_', "-"))
-                .ok_or_else(|| BenchError::UnknownLock {
+                .find(|p| crate::registry::name_key(p.name) == crate::registry::name_key(part))
+                .ok_or_else(|| BenchError::UnknownPolicy {
                     name: part.to_string(),
                     known: policies()
                         .iter()

@@ -114,6 +114,9 @@ pub struct RunStats {
     /// Whether the shared data's final state matched the number of
     /// acquisitions (a mutual-exclusion check; `true` when not checkable).
     pub exclusion_ok: bool,
+    /// CPU seconds the whole process used during the measured window
+    /// (`getrusage`; `None` where unavailable): the cost of waiting.
+    pub cpu_s: Option<f64>,
 }
 
 impl RunStats {
@@ -185,7 +188,7 @@ where
     let order = pin::cpu_order();
     let ncs = cfg.ncs_ns;
 
-    let (outs, elapsed) = std::thread::scope(|s| {
+    let (outs, elapsed, cpu_s) = std::thread::scope(|s| {
         let handles: Vec<_> = (0..cfg.threads)
             .map(|idx| {
                 let (mutex, phase, barrier, op, order) = (&mutex, &phase, &barrier, &op, &order);
@@ -245,15 +248,20 @@ where
         std::thread::sleep(cfg.warmup);
         // Relaxed: see the load above.
         phase.store(MEASURE, Ordering::Relaxed);
+        let cpu0 = clock::process_cpu_time();
         let start = Instant::now();
         std::thread::sleep(cfg.duration);
         phase.store(STOP, Ordering::Relaxed);
         let elapsed = start.elapsed();
+        let cpu_s = match (cpu0, clock::process_cpu_time()) {
+            (Some(a), Some(b)) => Some(b.saturating_sub(a).as_secs_f64()),
+            _ => None,
+        };
         let outs: Vec<ThreadOut> = handles
             .into_iter()
             .map(|h| h.join().expect("benchmark thread panicked"))
             .collect();
-        (outs, elapsed)
+        (outs, elapsed, cpu_s)
     });
 
     let tpn = clock::ticks_per_ns();
@@ -282,6 +290,7 @@ where
         handover_p50_ns: metrics::percentiles(&ho_hist, tpn).p50_ns,
         handovers,
         exclusion_ok: true,
+        cpu_s,
     };
     let shared = mutex.into_inner();
     (stats, shared.data, all)

@@ -1,31 +1,31 @@
 //! `ron bench`: the lock microbenchmark grid, the key-value workload and
 //! the co-runner cost (see `ron_bench` for what each measures).
+//!
+//! Every point runs `--repeat` times (the whole grid once per repeat, so
+//! slow drift spreads over all locks); rows report the mean and spread.
+//! The results go to stdout (and to `--out`, checked before anything
+//! runs, rewritten after every run so that Ctrl-C or an error keeps what
+//! was measured); the table closes with a summary per point, as hyperfine
+//! does; `--baseline` compares with an earlier run.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use ron_bench::grid::{Grid, LoopWorkload, run_corunner};
 use ron_bench::pin::Pinning;
 use ron_bench::registry::{self, LockKind};
-use ron_bench::report;
-use ron_bench::workload::MAX_THREADS;
+use ron_bench::report::{self, BenchRow, Report, RunMeta};
 use ron_bench::workload::corunner;
+use ron_bench::workload::{LoopConfig, MAX_THREADS};
 use ron_bench::{BenchError, clock};
+use serde::Serialize;
 
-use crate::args;
+use crate::args::{self, Ncs};
+use crate::cmd::compare;
 use crate::error::{CliError, CliResult};
+use crate::output::{self, Format, json, table};
 use crate::progress;
-
-/// Output format.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    /// Aligned table with ratio columns.
-    Table,
-    /// CSV with a header line.
-    Csv,
-    /// A JSON array of rows (stable field names).
-    Json,
-}
 
 /// Which workload to run.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,24 +57,32 @@ pub struct Args {
     /// Workload.
     #[arg(long, value_enum, default_value_t = Workload::Micro)]
     pub workload: Workload,
-    /// Locks, comma-separated (`all`, `default`, or names from `--list`).
+    /// Locks, comma-separated: `default` (5 RON and baseline locks + 3
+    /// peers), `all` (all 17), or names from `--list` (command-line or type
+    /// names, any case).
     #[arg(long, default_value = "default", value_name = "LIST")]
     pub locks: String,
     /// Thread counts, comma-separated.
     #[arg(long, default_value = "1,2,8,32", value_name = "LIST")]
     pub threads: String,
-    /// Mean non-critical sections in ns, comma-separated (+-15% jitter).
+    /// Mean non-critical sections, comma-separated: ns, or a multiple of
+    /// the uncontended lock+CS+unlock time with an `x` suffix (`40x`).
+    /// Each is jittered +-15%.
     #[arg(long, default_value = "0,1000", value_name = "LIST")]
     pub ncs: String,
     /// Cache lines read and written in each critical section (micro).
     #[arg(long, default_value_t = 2, value_name = "K")]
     pub cs_lines: usize,
-    /// Measured seconds per point (co-runner: per phase).
-    #[arg(long, default_value_t = 0.25, value_name = "S")]
-    pub duration: f64,
-    /// Warm-up seconds per point.
-    #[arg(long, default_value_t = 0.05, value_name = "S")]
-    pub warmup: f64,
+    /// Measured time per run (seconds, or with a unit: 250ms); co-runner:
+    /// per phase.
+    #[arg(long, default_value = "100ms", value_name = "DURATION")]
+    pub duration: String,
+    /// Warm-up per run (seconds, or with a unit).
+    #[arg(long, default_value = "50ms", value_name = "DURATION")]
+    pub warmup: String,
+    /// Runs per point; the table shows their mean and standard deviation.
+    #[arg(long, default_value_t = 3, value_name = "N")]
+    pub repeat: usize,
     /// Thread placement.
     #[arg(long, value_enum, default_value_t = Pin::Route)]
     pub pin: Pin,
@@ -91,126 +99,411 @@ pub struct Args {
     /// `--list`).
     #[arg(long, default_value = "all", value_name = "LIST")]
     pub policies: String,
-    /// Output format on stdout (with `--out`: the file's format; default
-    /// from its extension, .csv or else JSON).
-    #[arg(long, value_enum)]
-    pub format: Option<Format>,
-    /// Also write the results to FILE (stdout then shows the table).
+    /// Format on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Also write the results to FILE, in the format of its extension
+    /// (.json, .csv, .md); rewritten after every run.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// Compare with an earlier `ron bench` JSON or CSV file (as `ron compare
+    /// FILE new` would).
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
 }
 
 fn bench_err(e: BenchError) -> CliError {
     CliError::usage(e.to_string())
 }
 
+/// Set by Ctrl-C: finish the current run, then stop and save.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+fn catch_ctrl_c() {
+    // A second Ctrl-C exits at once. An error (a handler already set) only
+    // loses the graceful stop.
+    let _ = ctrlc::set_handler(|| {
+        // Relaxed: a request flag; the grid polls it between runs.
+        if STOP.swap(true, Ordering::Relaxed) {
+            std::process::exit(130);
+        }
+    });
+}
+
 /// Runs `ron bench`.
 pub fn run(args: Args) -> CliResult {
     if args.list {
-        print_list();
-        return Ok(());
+        return output::stdout(&list());
     }
-    let duration = args::seconds("--duration", args.duration, false)?;
-    let warmup = args::seconds("--warmup", args.warmup, true)?;
+    let duration = args::duration("--duration", &args.duration, false)?;
+    let warmup = args::duration("--warmup", &args.warmup, true)?;
+    if let Some(out) = &args.out {
+        output::prepare_out(out)?;
+    }
+    let baseline = match &args.baseline {
+        Some(p) => Some(compare::read_rows(p)?),
+        None => None,
+    };
     if args.workload == Workload::Corunner {
         return run_corunner_cmd(&args, duration);
     }
     let locks = registry::resolve(&args.locks).map_err(bench_err)?;
     let threads = args::positive_list("--threads", &args.threads, MAX_THREADS)?;
-    let ncs = args::ns_list("--ncs", &args.ncs)?;
+    let ncs = args::ncs_list("--ncs", &args.ncs)?;
     let pinning = match args.pin {
         Pin::Route => Pinning::Route,
         Pin::None => Pinning::None,
     };
-    let grid = Grid {
+    let workload = match args.workload {
+        Workload::Kv => LoopWorkload::Kv,
+        _ => LoopWorkload::Micro,
+    };
+    let mut grid = Grid {
         locks,
         threads,
-        ncs_ns: ncs,
+        ncs_ns: vec![0.0],
         cs_lines: args.cs_lines,
         duration,
         warmup,
         pinning,
         seed: args.seed,
-        workload: match args.workload {
-            Workload::Kv => LoopWorkload::Kv,
-            _ => LoopWorkload::Micro,
-        },
+        workload,
+        repeat: args.repeat,
     };
     grid.validate().map_err(bench_err)?;
-    let source = install_route(args.no_install);
-    let header = format!(
-        "ron bench: workload {}, {} points x ({:.2} s + {:.2} s warm-up), cs-lines {}, threads {}, route from {source}; {} CPUs; TSC {:.3} ticks/ns, busy loop {:.3} iters/ns",
-        grid.workload.name(),
-        grid.points(),
-        duration.as_secs_f64(),
-        warmup.as_secs_f64(),
-        if grid.workload == LoopWorkload::Kv {
-            0
-        } else {
-            grid.cs_lines
-        },
-        if pinning == Pinning::Route {
-            "pinned along the route"
-        } else {
-            "unpinned"
-        },
-        ron_bench::pin::cpu_order().len(),
-        clock::ticks_per_ns(),
-        clock::iters_per_ns(),
-    );
-    let expected = (duration + warmup) * grid.points() as u32;
-    let pb = progress::bar(grid.points() as u64, expected, "bench");
-    let rows = grid
-        .run(|done, _, label| {
-            pb.set_position(done as u64);
-            pb.set_message(label.to_string());
-        })
+    let (source, fingerprint) = install_route(args.no_install);
+    // `40x` nCS: a multiple of one uncontended lock + CS + unlock.
+    let cs_ns = if ncs.iter().any(|n| matches!(n, Ncs::Times(_))) {
+        Some(uncontended_ns(&grid))
+    } else {
+        None
+    };
+    grid.ncs_ns = ncs.iter().map(|n| n.ns(cs_ns.unwrap_or(0.0))).collect();
+    grid.validate().map_err(bench_err)?;
+    let cpus = ron_bench::pin::cpu_order().len();
+    if let Some(&t) = grid.threads.iter().filter(|&&t| t > cpus).max() {
+        output::warning(&format!(
+            "{t} threads on {cpus} CPUs: threads outnumber CPUs, so spinning waiters take CPU time from the holder; those rows measure the scheduler as much as the lock"
+        ));
+    }
+    let meta = run_meta(&source, fingerprint, grid.repeat, cpus);
+    let header = bench_header(&grid, &meta, cs_ns);
+    let expected = (duration + warmup) * grid.runs() as u32;
+    let pb = progress::bar(grid.runs() as u64, expected, "bench");
+    catch_ctrl_c();
+    let mut save_error: Option<CliError> = None;
+    let outcome = grid
+        .run_until(
+            |done, _, label| {
+                pb.set_position(done as u64);
+                pb.set_message(label.to_string());
+            },
+            &STOP,
+            |rows| {
+                if let Some(out) = &args.out
+                    && save_error.is_none()
+                {
+                    let mut m = meta.clone();
+                    m.interrupted = true;
+                    save_error = save(out, &m, rows, &header).err();
+                }
+            },
+        )
         .map_err(bench_err)?;
     pb.finish_and_clear();
-    emit(
-        &args,
-        &header,
-        &rows,
-        report::bench_table,
-        report::bench_csv,
-    )?;
+    let mut meta = meta;
+    meta.interrupted = outcome.interrupted;
+    let rows = outcome.rows;
+    let summary = summary(&rows);
+    let text = match args.format {
+        Format::Table => format!("{header}\n{}\n{summary}", table::bench(&rows)),
+        Format::Csv => output::csv::bench(&rows),
+        Format::Json => json::pretty(&Report {
+            meta: meta.clone(),
+            rows: rows.clone(),
+        })?,
+    };
+    output::stdout(&text)?;
+    if args.format != Format::Table {
+        eprint!("{summary}");
+    }
+    if let Some(base) = &baseline {
+        let cmp = compare::compare(base, &rows);
+        let text = format!(
+            "\ncompared with {}:\n{}{}",
+            args.baseline
+                .as_ref()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default(),
+            table::compare(&cmp),
+            compare::verdict_line(&cmp)
+        );
+        // Beside a table on stdout; on stderr when stdout is CSV or JSON.
+        if args.format == Format::Table {
+            output::stdout(&text)?;
+        } else {
+            eprint!("{text}");
+        }
+    }
+    if let Some(out) = &args.out {
+        save(out, &meta, &rows, &header)?;
+        output::status(&format!("wrote {}", out.display()));
+    }
+    if let Some(e) = save_error {
+        return Err(e);
+    }
     if let Some(bad) = rows.iter().find(|r| !r.exclusion_ok) {
         return Err(CliError::failed(format!(
             "mutual exclusion violated: lock {} at {} threads lost updates",
             bad.lock, bad.threads
         )));
     }
+    if outcome.interrupted {
+        return Err(CliError::interrupted(format!(
+            "interrupted: {} of {} points measured (rows above{})",
+            rows.len(),
+            grid.points(),
+            if args.out.is_some() {
+                " and in --out"
+            } else {
+                ""
+            }
+        )));
+    }
     Ok(())
 }
 
-/// Installs the calibrated route (or the topology fallback); returns a
-/// description of its source.
-fn install_route(skip: bool) -> String {
-    if skip {
-        return if ron_core::route::is_installed() {
-            "an earlier install".into()
+/// Writes rows to `out` in the format of its extension.
+fn save<R: Serialize + Clone>(
+    out: &std::path::Path,
+    meta: &RunMeta,
+    rows: &[R],
+    header: &str,
+) -> CliResult
+where
+    Rows<R>: Render,
+{
+    let r = Rows(rows.to_vec());
+    let text = match Format::of_path(out) {
+        Format::Table => format!("{header}\n{}", r.table()),
+        Format::Csv => r.csv(),
+        Format::Json => json::pretty(&Report {
+            meta: meta.clone(),
+            rows: rows.to_vec(),
+        })?,
+    };
+    output::write_file(out, &text)
+}
+
+/// Rows of one kind, with their table and CSV renderings.
+pub struct Rows<R>(Vec<R>);
+
+/// The table and CSV of a kind of row.
+pub trait Render {
+    /// The table.
+    fn table(&self) -> String;
+    /// The CSV.
+    fn csv(&self) -> String;
+}
+
+impl Render for Rows<BenchRow> {
+    fn table(&self) -> String {
+        table::bench(&self.0)
+    }
+    fn csv(&self) -> String {
+        output::csv::bench(&self.0)
+    }
+}
+
+impl Render for Rows<report::CorunnerRow> {
+    fn table(&self) -> String {
+        table::corunner(&self.0)
+    }
+    fn csv(&self) -> String {
+        output::csv::corunner(&self.0)
+    }
+}
+
+/// The run's metadata.
+fn run_meta(
+    source: &str,
+    calibration: Option<ron_topo::Fingerprint>,
+    repeat: usize,
+    cpus: usize,
+) -> RunMeta {
+    RunMeta {
+        tool: "ron".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        command_line: std::env::args().collect(),
+        date: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+        cpu_model: ron_topo::calibration::cpu_model(),
+        cpus,
+        route_source: source.to_string(),
+        calibration,
+        repeat,
+        interrupted: false,
+    }
+}
+
+fn bench_header(grid: &Grid, meta: &RunMeta, cs_ns: Option<f64>) -> String {
+    let work = grid.workload.describe(grid.cs_lines);
+
+    let mut h = format!(
+        "ron bench: {work}\n{} points x {} run{} x ({} + {} warm-up); threads {}; route from {}\n{}, {} CPU{}; TSC {:.3} ticks/ns, busy loop {:.3} iterations/ns\n",
+        grid.points(),
+        grid.repeat,
+        if grid.repeat == 1 { "" } else { "s" },
+        args::show_duration(grid.duration),
+        args::show_duration(grid.warmup),
+        if grid.pinning == Pinning::Route {
+            "pinned along the route"
         } else {
-            "nowhere (identity order, --no-install)".into()
+            "unpinned"
+        },
+        meta.route_source,
+        meta.cpu_model,
+        meta.cpus,
+        if meta.cpus == 1 { "" } else { "s" },
+        clock::ticks_per_ns(),
+        clock::iters_per_ns(),
+    );
+    if let Some(cs) = cs_ns {
+        h.push_str(&format!(
+            "nCS multiples (`x`) are of {cs:.0} ns, one uncontended lock + critical section + unlock\n"
+        ));
+    }
+    h
+}
+
+/// One uncontended acquisition of the grid's first lock, in ns (a short
+/// single-thread run).
+fn uncontended_ns(grid: &Grid) -> f64 {
+    let base = LoopConfig {
+        threads: 1,
+        ncs_ns: 0.0,
+        duration: Duration::from_millis(50),
+        warmup: Duration::from_millis(10),
+        pinning: grid.pinning,
+        seed: grid.seed,
+    };
+    let s = grid.workload.run(grid.locks[0], base, grid.cs_lines);
+
+    report::ratio(1e3, s.mlocks_per_s()).unwrap_or(0.0)
+}
+
+/// The closing lines: at each point, the fastest RON lock against the
+/// fastest peer (or the fastest lock against the runner-up), with the
+/// spread of the ratio.
+pub fn summary(rows: &[BenchRow]) -> String {
+    let mut keys: Vec<(String, usize, u64)> = Vec::new();
+    for r in rows {
+        let k = (r.workload.clone(), r.threads, r.ncs_ns.to_bits());
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    let kind = |name: &str| registry::find(name).map(|e| e.info.kind).ok();
+    let mut out = String::new();
+    for (w, t, n) in keys {
+        let at: Vec<&BenchRow> = rows
+            .iter()
+            .filter(|r| r.workload == w && r.threads == t && r.ncs_ns.to_bits() == n)
+            .collect();
+        let fastest = |f: &dyn Fn(&BenchRow) -> bool| {
+            at.iter()
+                .copied()
+                .filter(|r| f(r))
+                .max_by(|a, b| a.mlocks_per_s.total_cmp(&b.mlocks_per_s))
         };
+        let own = fastest(&|r| kind(&r.lock) == Some(LockKind::Ron))
+            .or_else(|| fastest(&|r| kind(&r.lock) != Some(LockKind::Peer)));
+        let peer = fastest(&|r| kind(&r.lock) == Some(LockKind::Peer));
+        let (a, b, what) = match (own, peer) {
+            (Some(a), Some(b)) => (a, b, "the fastest peer"),
+            _ => {
+                let mut sorted = at.clone();
+                sorted.sort_by(|x, y| y.mlocks_per_s.total_cmp(&x.mlocks_per_s));
+                match sorted.as_slice() {
+                    [a, b, ..] => (*a, *b, "the runner-up"),
+                    _ => continue,
+                }
+            }
+        };
+        let ncs = f64::from_bits(n);
+        let Some(r) = report::ratio(a.mlocks_per_s, b.mlocks_per_s) else {
+            out.push_str(&format!(
+                "  {t} thread{}, nCS {ncs:.0} ns: {} made no progress\n",
+                if t == 1 { "" } else { "s" },
+                b.lock
+            ));
+            continue;
+        };
+        let sd = report::ratio_sd(
+            a.mlocks_per_s,
+            a.mlocks_per_s_sd,
+            b.mlocks_per_s,
+            b.mlocks_per_s_sd,
+        )
+        .filter(|_| a.repeats > 1 && b.repeats > 1)
+        .map_or_else(String::new, |s| format!(" +- {s:.2}"));
+        out.push_str(&format!(
+            "  {t} thread{}, nCS {ncs:.0} ns{}: {} ran {r:.2}{sd} times as fast as {} ({what})\n",
+            if t == 1 { "" } else { "s" },
+            if w == "micro" {
+                String::new()
+            } else {
+                format!(" ({w})")
+            },
+            a.lock,
+            b.lock
+        ));
+    }
+    if out.is_empty() {
+        out
+    } else {
+        format!("Summary (mean +- standard deviation over the runs):\n{out}")
+    }
+}
+
+/// Installs the calibrated route (or the topology fallback); returns a
+/// description of its source and the calibration's fingerprint.
+fn install_route(skip: bool) -> (String, Option<ron_topo::Fingerprint>) {
+    if skip {
+        return (
+            if ron_core::route::is_installed() {
+                "an earlier install".into()
+            } else {
+                "nowhere (identity order, --no-install)".into()
+            },
+            None,
+        );
     }
     let r = ron_topo::install();
-    match r.fallback_reason {
+    let fp = match &r.source {
+        ron_topo::RouteSource::Calibration(p) => {
+            ron_topo::Calibration::read(p).ok().map(|c| c.fingerprint)
+        }
+        _ => None,
+    };
+    let text = match r.fallback_reason {
         Some(why) => format!("{} (calibration not used: {why})", r.source),
         None => r.source.to_string(),
-    }
+    };
+    (text, fp)
 }
 
 fn run_corunner_cmd(args: &Args, duration: Duration) -> CliResult {
     let policies = corunner::resolve(&args.policies).map_err(bench_err)?;
     let waiters = args::positive_list("--waiters", &args.waiters, 1024)?;
-    let source = install_route(args.no_install);
+    let (source, fingerprint) = install_route(args.no_install);
     let order = ron_bench::pin::cpu_order();
+    let meta = run_meta(&source, fingerprint, 1, order.len());
     let header = format!(
-        "ron bench --workload corunner: compute thread + W waiters on CPU {}, lock held on CPU {}; {:.2} s alone + {:.2} s shared per row; route from {source}",
+        "ron bench --workload corunner: compute thread + W waiters on CPU {}, lock held on CPU {}; {} alone + {} shared per row; route from {source}\n",
         order[0],
         order[1 % order.len()],
-        duration.as_secs_f64(),
-        duration.as_secs_f64()
+        args::show_duration(duration),
+        args::show_duration(duration),
     );
     let total = policies.len() * waiters.len();
     let pb = progress::bar(total as u64, duration * 2 * total as u32, "corunner");
@@ -220,58 +513,23 @@ fn run_corunner_cmd(args: &Args, duration: Duration) -> CliResult {
     })
     .map_err(bench_err)?;
     pb.finish_and_clear();
-    emit(
-        args,
-        &header,
-        &rows,
-        report::corunner_table,
-        report::corunner_csv,
-    )
-}
-
-/// Prints (and writes) rows in the requested formats.
-fn emit<R: serde::Serialize>(
-    args: &Args,
-    header: &str,
-    rows: &[R],
-    table: fn(&[R]) -> String,
-    csv: fn(&[R]) -> String,
-) -> CliResult {
-    let render = |f: Format| -> Result<String, CliError> {
-        Ok(match f {
-            Format::Table => format!("{header}\n{}", table(rows)),
-            Format::Csv => csv(rows),
-            Format::Json => {
-                let mut s = serde_json::to_string_pretty(rows)
-                    .map_err(|e| CliError::failed(format!("cannot encode JSON: {e}")))?;
-                s.push('\n');
-                s
-            }
-        })
+    let text = match args.format {
+        Format::Table => format!("{header}\n{}", table::corunner(&rows)),
+        Format::Csv => output::csv::corunner(&rows),
+        Format::Json => json::pretty(&Report {
+            meta: meta.clone(),
+            rows: rows.clone(),
+        })?,
     };
-    match &args.out {
-        Some(path) => {
-            let f =
-                args.format
-                    .unwrap_or_else(|| match path.extension().and_then(|e| e.to_str()) {
-                        Some(e) if e.eq_ignore_ascii_case("csv") => Format::Csv,
-                        Some(e)
-                            if e.eq_ignore_ascii_case("txt") || e.eq_ignore_ascii_case("md") =>
-                        {
-                            Format::Table
-                        }
-                        _ => Format::Json,
-                    });
-            args::write_file(path, &render(f)?)?;
-            print!("{}", render(Format::Table)?);
-            println!("(written to {})", path.display());
-        }
-        None => print!("{}", render(args.format.unwrap_or(Format::Table))?),
+    output::stdout(&text)?;
+    if let Some(out) = &args.out {
+        save(out, &meta, &rows, &header)?;
+        output::status(&format!("wrote {}", out.display()));
     }
     Ok(())
 }
 
-fn print_list() {
+fn list() -> String {
     let cells: Vec<Vec<String>> = registry::registry()
         .iter()
         .map(|e| {
@@ -288,18 +546,20 @@ fn print_list() {
             ]
         })
         .collect();
-    println!("locks (--locks; `all` = every one, `default` = {}):", {
-        let d: Vec<&str> = registry::defaults().iter().map(|e| e.name()).collect();
-        d.join(",")
-    });
-    print!(
-        "{}",
-        report::table(&["name", "kind", "type", "description"], &cells)
+    let defaults: Vec<&str> = registry::defaults().iter().map(|e| e.name()).collect();
+    let mut s = format!(
+        "locks (--locks; names or type names, any case; `all` = every one, `default` = {}):\n",
+        defaults.join(",")
     );
-    println!("\nco-runner policies (--workload corunner --policies):");
+    s.push_str(&table::table(
+        &["name", "kind", "type", "description"],
+        &cells,
+    ));
+    s.push_str("\nco-runner policies (--workload corunner --policies):\n");
     let cells: Vec<Vec<String>> = corunner::policies()
         .iter()
         .map(|p| vec![p.name.to_string(), p.type_name.to_string()])
         .collect();
-    print!("{}", report::table(&["policy", "type"], &cells));
+    s.push_str(&table::table(&["policy", "type"], &cells));
+    s
 }

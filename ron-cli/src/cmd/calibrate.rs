@@ -1,5 +1,7 @@
 //! `ron calibrate`: probe the core-to-core latencies, solve the route and
-//! write the calibration file that `ron_topo::install()` reads.
+//! write the calibration file that `ron_topo::install()` reads. Stdout
+//! shows a summary (table), the calibration itself (JSON) or its matrix
+//! (CSV); the calibration file is JSON in every case.
 
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -11,6 +13,7 @@ use ron_topo::{Calibration, Fingerprint, SolveOptions, Topology, tsp};
 use crate::args;
 use crate::cmd::route::join;
 use crate::error::{CliError, CliResult};
+use crate::output::{self, Format};
 use crate::progress;
 
 /// Probe mode.
@@ -34,16 +37,21 @@ pub struct Args {
     /// Sampled mode: pairs measured per class.
     #[arg(long, default_value_t = 4, value_name = "N")]
     pub pairs_per_class: usize,
-    /// Route solver wall-clock budget in seconds.
-    #[arg(long, default_value_t = 2.0, value_name = "S")]
-    pub time_limit: f64,
+    /// Route solver wall-clock budget (seconds, or with a unit: 500ms).
+    #[arg(long, default_value = "2s", value_name = "DURATION")]
+    pub time_limit: String,
     /// Seed of the pair sampling and the solver.
     #[arg(long, default_value_t = 0x5eed)]
     pub seed: u64,
     /// Calibration file to write (default: where `ron_topo::install()`
-    /// looks: $RON_CALIBRATION, else the user cache dir).
+    /// looks: $RON_CALIBRATION, else the user cache dir); missing
+    /// directories are created.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// Format on stdout: a summary (table), the calibration (JSON) or its
+    /// matrix (CSV, readable by `--matrix` everywhere).
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
 }
 
 /// Runs `ron calibrate`.
@@ -54,7 +62,7 @@ pub fn run(args: Args) -> CliResult {
             args.rounds
         )));
     }
-    let time_limit = args::seconds("--time-limit", args.time_limit, false)?;
+    let time_limit = args::duration("--time-limit", &args.time_limit, false)?;
     let out = match args.out.clone() {
         Some(p) => p,
         None => ron_topo::install::calibration_path()
@@ -63,6 +71,7 @@ pub fn run(args: Args) -> CliResult {
                 CliError::usage("no default calibration path on this platform; give --out FILE")
             })?,
     };
+    output::prepare_out(&out)?;
     let topo = Topology::detect()
         .map_err(|e| CliError::failed(format!("cannot read the topology: {e}")))?;
     let opts = ProbeOptions {
@@ -107,31 +116,28 @@ pub fn run(args: Args) -> CliResult {
     let m = matrix.n();
     let cal = Calibration::new(Fingerprint::of(&topo), matrix, &route)
         .map_err(|e| CliError::failed(format!("cannot build the calibration: {e}")))?;
-    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| CliError::failed(format!("cannot create {}: {e}", dir.display())))?;
-    }
     cal.save(&out)
         .map_err(|e| CliError::failed(format!("cannot write the calibration: {e}")))?;
-    println!(
-        "probed {m} CPUs ({:?} mode, {} rounds) in {probe_s:.1} s",
-        args.mode, args.rounds
-    );
-    println!("route    {}", join(&cal.route));
-    println!(
-        "cost     {:.1} ns per lap ({:.1} ns per handover)",
-        cal.cost,
-        cal.cost / m as f64
-    );
-    println!(
-        "identity {:.1} ns per lap ({:.1} ns per handover)",
-        cal.baselines.identity_cost,
-        cal.baselines.identity_cost / m as f64
-    );
-    println!(
-        "fifo     {:.1} ns per handover (mean off-diagonal)",
-        cal.baselines.fifo_mean
-    );
-    println!("written  {}", out.display());
+    let mode = match args.mode {
+        Mode::Full => "full",
+        Mode::Sampled => "sampled",
+    };
+    let text = match args.format {
+        Format::Json => cal.to_json_string() + "\n",
+        Format::Csv => cal.matrix.to_csv_string(),
+        Format::Table => format!(
+            "probed {m} CPU{} ({mode} mode, {} rounds) in {probe_s:.1} s\nroute    {}\ncost     {:.1} ns per lap ({:.1} ns per handover)\nidentity {:.1} ns per lap ({:.1} ns per handover)\nfifo     {:.1} ns per handover (mean off-diagonal)\n",
+            if m == 1 { "" } else { "s" },
+            args.rounds,
+            join(&cal.route),
+            cal.cost,
+            cal.cost / m as f64,
+            cal.baselines.identity_cost,
+            cal.baselines.identity_cost / m as f64,
+            cal.baselines.fifo_mean,
+        ),
+    };
+    output::stdout(&text)?;
+    output::status(&format!("wrote {}", out.display()));
     Ok(())
 }

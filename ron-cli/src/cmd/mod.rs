@@ -2,6 +2,8 @@
 
 pub mod bench;
 pub mod calibrate;
+pub mod compare;
+pub mod completions;
 pub mod plot;
 pub mod route;
 pub mod simulate;

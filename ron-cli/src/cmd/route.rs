@@ -2,38 +2,31 @@
 
 use std::path::PathBuf;
 
+use ron_bench::report::ratio;
 use ron_topo::{SolveOptions, tsp};
 use serde::Serialize;
 
 use crate::args;
-use crate::error::{CliError, CliResult};
-
-/// Output format.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    /// Human-readable summary.
-    Table,
-    /// One JSON object: route, cost, identity_cost, fifo_mean, ...
-    Json,
-}
+use crate::error::CliResult;
+use crate::output::{self, Format, json, table::opt};
 
 /// Arguments of `ron route`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Latency matrix: CSV (no header, row = from-CPU, ns) or ron-topo JSON
-    /// (`.json`).
+    /// Latency matrix: CSV (no header, row = from-CPU, ns), ron-topo JSON
+    /// or a calibration file (`.json`).
     #[arg(long, value_name = "FILE")]
     pub matrix: PathBuf,
-    /// Solver wall-clock budget in seconds.
-    #[arg(long, default_value_t = 1.0, value_name = "S")]
-    pub time_limit: f64,
+    /// Solver wall-clock budget (seconds, or with a unit: 500ms).
+    #[arg(long, default_value = "1s", value_name = "DURATION")]
+    pub time_limit: String,
     /// Solver seed.
     #[arg(long, default_value_t = 0x5eed)]
     pub seed: u64,
     /// Stop after this many local-search iterations (reproducible routes).
     #[arg(long, value_name = "N")]
     pub iterations: Option<u64>,
-    /// Output format.
+    /// Format on stdout (CSV: one line per route position).
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
 }
@@ -59,7 +52,7 @@ pub struct RouteOut {
 
 /// Runs `ron route`.
 pub fn run(args: Args) -> CliResult {
-    let time_limit = args::seconds("--time-limit", args.time_limit, false)?;
+    let time_limit = args::duration("--time-limit", &args.time_limit, false)?;
     let m = args::read_matrix(&args.matrix)?;
     let route = tsp::solve(
         &m,
@@ -80,37 +73,35 @@ pub fn run(args: Args) -> CliResult {
         n,
         cost_per_handover: route.cost / n as f64,
     };
-    match args.format {
-        Format::Json => {
-            let s = serde_json::to_string_pretty(&out)
-                .map_err(|e| CliError::failed(format!("cannot encode JSON: {e}")))?;
-            println!("{s}");
-        }
-        Format::Table => {
-            println!("matrix   {} ({n} CPUs)", args.matrix.display());
-            println!("route    {}", join(&out.route));
-            println!(
-                "cost     {:.1} ns per lap ({:.1} ns per handover)",
-                out.cost, out.cost_per_handover
-            );
-            println!(
-                "identity {:.1} ns per lap ({:.1} ns per handover; route = {:.2}x)",
-                out.identity_cost,
-                out.identity_cost / n as f64,
-                ratio(out.cost, out.identity_cost)
-            );
-            println!(
-                "fifo     {:.1} ns per handover (mean off-diagonal; route = {:.2}x)",
-                out.fifo_mean,
-                ratio(out.cost_per_handover, out.fifo_mean)
-            );
-        }
-    }
-    Ok(())
-}
-
-fn ratio(a: f64, b: f64) -> f64 {
-    if b > 0.0 { a / b } else { f64::NAN }
+    let text = match args.format {
+        Format::Json => json::pretty(&out)?,
+        Format::Csv => output::csv::document(
+            &["position", "cpu", "next_cpu", "hop_ns"],
+            (0..n).map(|k| {
+                let (a, b) = (route.order[k], route.order[(k + 1) % n]);
+                vec![
+                    k.to_string(),
+                    m.cpus()[a].to_string(),
+                    m.cpus()[b].to_string(),
+                    m.get(a, b).to_string(),
+                ]
+            }),
+        ),
+        Format::Table => format!(
+            "matrix   {} ({n} CPU{})\nroute    {}\ncost     {:.1} ns per lap ({:.1} ns per handover)\nidentity {:.1} ns per lap ({:.1} ns per handover; route = {}x)\nfifo     {:.1} ns per handover (mean off-diagonal; route = {}x)\n",
+            args.matrix.display(),
+            if n == 1 { "" } else { "s" },
+            join(&out.route),
+            out.cost,
+            out.cost_per_handover,
+            out.identity_cost,
+            out.identity_cost / n as f64,
+            opt(ratio(out.cost, out.identity_cost), 2),
+            out.fifo_mean,
+            opt(ratio(out.cost_per_handover, out.fifo_mean), 2),
+        ),
+    };
+    output::stdout(&text)
 }
 
 /// `a,b,c`.

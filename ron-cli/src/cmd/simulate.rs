@@ -7,27 +7,19 @@
 //! baseline of the `x fifo` ratio columns, even when FIFO is not listed.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
+use ron_bench::report::ratio;
 use ron_bench::sim::{
     Costs, CpuSelection, PolicyKind, PolicyParams, SimConfig, SimError, SimReport, Simulator,
     groups,
 };
-use ron_topo::{LatencyMatrix, SolveOptions, tsp};
+use ron_topo::{SolveOptions, tsp};
 use serde::Serialize;
 
+use crate::args;
 use crate::error::{CliError, CliResult};
-
-/// Output format of `ron simulate`.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    /// Aligned table for people, with a header describing the matrix.
-    Table,
-    /// One CSV line per row, with a header line.
-    Csv,
-    /// A JSON array of rows (stable field names; `ron plot` reads it).
-    Json,
-}
+use crate::output::{self, Format, json, table};
+use crate::progress;
 
 /// Where the threads run.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,8 +33,8 @@ pub enum Cpus {
 /// Arguments of `ron simulate`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Latency matrix: CSV (no header, row = from-CPU, ns) or ron-topo JSON
-    /// (`.json`).
+    /// Latency matrix: CSV (no header, row = from-CPU, ns), ron-topo JSON
+    /// or a calibration file (`.json`).
     #[arg(long, value_name = "FILE")]
     pub matrix: PathBuf,
     /// Policies to run, comma-separated: fifo, ttas, cna, cohort, ron,
@@ -62,9 +54,10 @@ pub struct Args {
     /// an `x` suffix (`40x` = 40 * CS). Each is jittered +-15%.
     #[arg(long, default_value = "1x,4x,10x,40x", value_name = "LIST")]
     pub ncs: String,
-    /// Simulated time per run in ms (the first 10% is warm-up).
-    #[arg(long, default_value_t = 20.0, value_name = "MS")]
-    pub duration_ms: f64,
+    /// Simulated time per run (seconds, or with a unit: 20ms); the first
+    /// 10% is warm-up.
+    #[arg(long, default_value = "20ms", value_name = "DURATION")]
+    pub duration: String,
     /// Seed of the timing jitter, TTAS races and `--cpus random`.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -87,34 +80,36 @@ pub struct Args {
     /// routes).
     #[arg(long, default_value_t = 20_000)]
     pub route_iterations: u32,
-    /// Route solver: wall-clock cap in ms (only binds on slow machines).
-    #[arg(long, default_value_t = 10_000)]
-    pub route_ms: u32,
+    /// Route solver: wall-clock cap (seconds, or with a unit; only binds on
+    /// slow machines).
+    #[arg(long, default_value = "10s", value_name = "DURATION")]
+    pub time_limit: String,
     /// Route solver seed.
     #[arg(long, default_value_t = 0x5eed)]
     pub route_seed: u64,
     /// Name of the matrix in the output (default: the file stem).
     #[arg(long)]
     pub label: Option<String>,
-    /// Output format.
+    /// Format on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
 }
 
 /// One output row: a [`SimReport`] plus its ratios to FIFO.
 #[derive(Serialize, Debug)]
-struct Row {
+pub struct SimRow {
+    /// The simulation's measurements.
     #[serde(flatten)]
-    report: SimReport,
+    pub report: SimReport,
     /// throughput / FIFO's throughput at the same threads and nCS.
-    throughput_vs_fifo: f64,
+    pub throughput_vs_fifo: Option<f64>,
     /// handover mean / FIFO's handover mean at the same threads and nCS.
-    handover_vs_fifo: f64,
+    pub handover_vs_fifo: Option<f64>,
 }
 
 /// Runs `ron simulate`.
 pub fn run(args: Args) -> CliResult {
-    let matrix = read_matrix(&args.matrix)?;
+    let matrix = args::read_matrix(&args.matrix)?;
     let n = matrix.n();
     let costs: Costs = matrix.clone();
     let policies = PolicyKind::parse_list(&args.policies).map_err(usage)?;
@@ -122,10 +117,12 @@ pub fn run(args: Args) -> CliResult {
     if !(args.cs.is_finite() && args.cs > 0.0) {
         return Err(CliError::usage("--cs must be a number of ns > 0"));
     }
-    let ncs_list = parse_ncs(&args.ncs, args.cs)?;
-    if !(args.duration_ms.is_finite() && args.duration_ms > 0.0) {
-        return Err(CliError::usage("--duration-ms must be a number > 0"));
-    }
+    let ncs_list: Vec<f64> = args::ncs_list("--ncs", &args.ncs)?
+        .into_iter()
+        .map(|n| n.ns(args.cs))
+        .collect();
+    let duration = args::duration("--duration", &args.duration, false)?;
+    let time_limit = args::duration("--time-limit", &args.time_limit, false)?;
     let params = PolicyParams {
         cna_threshold: args.cna_threshold,
         cohort_threshold: args.cohort_threshold,
@@ -143,7 +140,7 @@ pub fn run(args: Args) -> CliResult {
     let route = tsp::solve(
         &matrix,
         &SolveOptions {
-            time_limit: Duration::from_millis(args.route_ms.into()),
+            time_limit,
             seed: args.route_seed,
             max_iterations: Some(args.route_iterations.into()),
             ..SolveOptions::default()
@@ -152,8 +149,17 @@ pub fn run(args: Args) -> CliResult {
     let sim = Simulator::new(costs, route.order.clone()).map_err(failed)?;
 
     let mut rows = Vec::new();
+    let total = threads.len() * ncs_list.len() * policies.len();
+    // The run time grows with the matrix and the thread count: show the
+    // bar whenever the work is not tiny.
+    let pb = progress::bar(
+        total as u64,
+        std::time::Duration::from_secs(if n * total > 64 { 2 } else { 0 }),
+        "simulate",
+    );
     for &t in &threads {
         for &ncs in &ncs_list {
+            pb.set_message(format!("{t} threads, nCS {ncs:.0} ns"));
             let config = SimConfig {
                 threads: t,
                 cpus: match args.cpus {
@@ -162,7 +168,7 @@ pub fn run(args: Args) -> CliResult {
                 },
                 cs_ns: args.cs,
                 ncs_ns: ncs,
-                duration_ns: args.duration_ms * 1e6,
+                duration_ns: duration.as_secs_f64() * 1e9,
                 warmup_fraction: 0.1,
                 seed: args.seed,
                 params: params.clone(),
@@ -175,7 +181,8 @@ pub fn run(args: Args) -> CliResult {
                     sim.run(kind, &config).map_err(usage)?
                 };
                 report.matrix = label.clone();
-                rows.push(Row {
+                pb.inc(1);
+                rows.push(SimRow {
                     throughput_vs_fifo: ratio(report.throughput_per_s, fifo.throughput_per_s),
                     handover_vs_fifo: ratio(report.handover_mean_ns, fifo.handover_mean_ns),
                     report,
@@ -184,32 +191,32 @@ pub fn run(args: Args) -> CliResult {
         }
     }
 
-    match args.format {
-        Format::Json => {
-            let text = serde_json::to_string_pretty(&rows)
-                .map_err(|e| CliError::failed(format!("cannot write JSON: {e}")))?;
-            println!("{text}");
-        }
-        Format::Csv => print_csv(&rows),
+    pb.finish_and_clear();
+    let text = match args.format {
+        Format::Json => json::pretty(&rows)?,
+        Format::Csv => output::csv::simulate(&rows),
         Format::Table => {
             let c = sim.costs();
             let identity: Vec<usize> = (0..n).collect();
-            println!(
-                "matrix {label}: {n} CPUs; groups (near = under 3/4 of the median pair): {}; per handover: FIFO mean {:.1} ns, route {:.1} ns, identity order {:.1} ns (full lap / n)",
+            format!(
+                "matrix {label}: {n} CPU{}; groups (near = under 3/4 of the median pair): {}; per handover: FIFO mean {:.1} ns, route {:.1} ns, identity order {:.1} ns (full lap / n)\nCS {} ns, {} simulated per run, seed {}, threads on {}\n\n{}",
+                if n == 1 { "" } else { "s" },
                 group_summary(sim.groups()),
                 c.fifo_mean(),
                 route.cost / n as f64,
                 c.tour_cost(&identity) / n as f64,
-            );
-            println!(
-                "CS {} ns, {} ms simulated per run, seed {}, CPUs: {:?}",
-                args.cs, args.duration_ms, args.seed, args.cpus
-            );
-            println!();
-            print_table(&rows);
+                args.cs,
+                args::show_duration(duration),
+                args.seed,
+                match args.cpus {
+                    Cpus::First => "the first CPUs of the matrix",
+                    Cpus::Random => "CPUs drawn at random",
+                },
+                table::simulate(&rows)
+            )
         }
-    }
-    Ok(())
+    };
+    output::stdout(&text)
 }
 
 /// "3 groups: 2 x 4 + 1 x 2" style summary of a group vector.
@@ -237,29 +244,6 @@ fn failed(e: SimError) -> CliError {
     CliError::failed(e.to_string())
 }
 
-fn ratio(a: f64, b: f64) -> f64 {
-    if b == 0.0 { f64::NAN } else { a / b }
-}
-
-fn read_matrix(path: &PathBuf) -> Result<LatencyMatrix, CliError> {
-    let is_json = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
-    let m = if is_json {
-        LatencyMatrix::read_json(path)
-    } else {
-        LatencyMatrix::read_csv(path)
-    };
-    m.map_err(|e| {
-        let (msg, shown) = (e.to_string(), path.display().to_string());
-        if msg.contains(&shown) {
-            CliError::usage(msg)
-        } else {
-            CliError::usage(format!("{shown}: {msg}"))
-        }
-    })
-}
-
 fn parse_threads(s: &str, n: usize) -> Result<Vec<usize>, CliError> {
     let mut out = Vec::new();
     for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -285,160 +269,9 @@ fn parse_threads(s: &str, n: usize) -> Result<Vec<usize>, CliError> {
     Ok(out)
 }
 
-fn parse_ncs(s: &str, cs: f64) -> Result<Vec<f64>, CliError> {
-    let mut out = Vec::new();
-    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let bad = || {
-            CliError::usage(format!(
-                "--ncs: `{part}` is neither ns nor a multiple like 40x"
-            ))
-        };
-        let v = match part.strip_suffix(['x', 'X']) {
-            Some(m) => m.trim().parse::<f64>().map_err(|_| bad())? * cs,
-            None => part.parse::<f64>().map_err(|_| bad())?,
-        };
-        if !(v.is_finite() && v >= 0.0) {
-            return Err(bad());
-        }
-        out.push(v);
-    }
-    if out.is_empty() {
-        return Err(CliError::usage("--ncs: no value given"));
-    }
-    Ok(out)
-}
-
-/// The CSV/table columns (JSON has these and the per-thread counts).
-const COLUMNS: [&str; 15] = [
-    "matrix",
-    "policy",
-    "threads",
-    "cs_ns",
-    "ncs_ns",
-    "throughput_per_s",
-    "throughput_vs_fifo",
-    "handover_mean_ns",
-    "handover_vs_fifo",
-    "handover_p99_ns",
-    "wait_mean_ns",
-    "direct_share",
-    "fairness_factor",
-    "cv",
-    "admissions",
-];
-
-fn print_csv(rows: &[Row]) {
-    println!("{}", COLUMNS.join(","));
-    for r in rows {
-        let p = &r.report;
-        println!(
-            "{},{},{},{},{},{:.0},{:.4},{:.2},{:.4},{:.2},{:.1},{:.4},{:.4},{:.4},{}",
-            p.matrix,
-            p.policy,
-            p.threads,
-            p.cs_ns,
-            p.ncs_ns,
-            p.throughput_per_s,
-            r.throughput_vs_fifo,
-            p.handover_mean_ns,
-            r.handover_vs_fifo,
-            p.handover_p99_ns,
-            p.wait_mean_ns,
-            p.direct_share,
-            p.fairness_factor,
-            p.cv,
-            p.admissions
-        );
-    }
-}
-
-fn print_table(rows: &[Row]) {
-    let header = [
-        "policy",
-        "threads",
-        "ncs_ns",
-        "Mlocks/s",
-        "x fifo",
-        "handover ns",
-        "x fifo",
-        "p99 ns",
-        "wait ns",
-        "fairness",
-        "cv",
-    ];
-    let cells: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| {
-            let p = &r.report;
-            vec![
-                p.policy.clone(),
-                p.threads.to_string(),
-                format!("{:.0}", p.ncs_ns),
-                format!("{:.2}", p.throughput_per_s / 1e6),
-                format!("{:.2}", r.throughput_vs_fifo),
-                format!("{:.1}", p.handover_mean_ns),
-                format!("{:.2}", r.handover_vs_fifo),
-                format!("{:.1}", p.handover_p99_ns),
-                format!("{:.0}", p.wait_mean_ns),
-                format!("{:.3}", p.fairness_factor),
-                format!("{:.3}", p.cv),
-            ]
-        })
-        .collect();
-    let mut width: Vec<usize> = header.iter().map(|h| h.len()).collect();
-    for row in &cells {
-        for (w, c) in width.iter_mut().zip(row) {
-            *w = (*w).max(c.len());
-        }
-    }
-    let line = |row: Vec<&str>| {
-        let parts: Vec<String> = row
-            .iter()
-            .zip(&width)
-            .enumerate()
-            .map(|(i, (c, w))| {
-                if i == 0 {
-                    format!("{c:<w$}")
-                } else {
-                    format!("{c:>w$}")
-                }
-            })
-            .collect();
-        println!("| {} |", parts.join(" | "));
-    };
-    line(header.to_vec());
-    let sep: Vec<String> = width
-        .iter()
-        .enumerate()
-        .map(|(i, w)| {
-            if i == 0 {
-                "-".repeat(*w)
-            } else {
-                format!("{}:", "-".repeat(w.saturating_sub(1)))
-            }
-        })
-        .collect();
-    let sep: Vec<String> = sep.iter().map(|s| format!(" {s} ")).collect();
-    println!("|{}|", sep.join("|"));
-    for row in &cells {
-        line(row.iter().map(String::as_str).collect());
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ncs_takes_ns_and_multiples_of_cs() {
-        assert_eq!(
-            parse_ncs("0, 250,2x,40X", 100.0).unwrap(),
-            vec![0.0, 250.0, 200.0, 4000.0]
-        );
-        for bad in ["", "x", "-1", "abc", "nanx", "inf"] {
-            assert!(parse_ncs(bad, 100.0).is_err(), "{bad}");
-        }
-    }
 
     #[test]
     fn threads_take_counts_and_all() {
