@@ -65,7 +65,22 @@ fn builtin() -> usize {
     0
 }
 
-#[cfg(all(feature = "std", target_os = "linux", not(loom), not(miri)))]
+/// Under shuttle too (a failing schedule is replayed from its seed), but
+/// its threads are many: each gets its own stable id, as if pinned to a
+/// CPU of its own, so the locks see several slots. Tests that want threads
+/// to share a slot use `acquire_in`.
+#[cfg(all(shuttle, not(loom)))]
+fn builtin() -> usize {
+    usize::from(shuttle::thread::current().id())
+}
+
+#[cfg(all(
+    feature = "std",
+    target_os = "linux",
+    not(loom),
+    not(shuttle),
+    not(miri)
+))]
 fn builtin() -> usize {
     use std::cell::Cell;
     std::thread_local! {
@@ -96,12 +111,17 @@ fn builtin() -> usize {
 // foreign function"), so under `cfg(miri)` the stable per-thread number
 // stands in for it, as on other OSes: the hint is only a hint, and distinct
 // threads still land in distinct slots (`.ci/miri`).
-#[cfg(all(feature = "std", any(not(target_os = "linux"), miri), not(loom)))]
+#[cfg(all(
+    feature = "std",
+    any(not(target_os = "linux"), miri),
+    not(loom),
+    not(shuttle)
+))]
 fn builtin() -> usize {
     thread_number()
 }
 
-#[cfg(all(not(feature = "std"), not(loom)))]
+#[cfg(all(not(feature = "std"), not(loom), not(shuttle)))]
 fn builtin() -> usize {
     0
 }

@@ -193,6 +193,7 @@ impl ShTable {
             .compare_exchange(0, addr, Ordering::AcqRel, Ordering::Acquire)
             .is_err()
         {
+            crate::coverage::hit!("sh_ron.page_race_lost");
             // SAFETY: we allocated `page` above and never published it.
             drop(unsafe { std::boxed::Box::from_raw(page) });
         }
@@ -240,6 +241,7 @@ impl ShTable {
                 }
             }
         }
+        crate::coverage::hit!("sh_ron.column_freed");
         // Release: orders the clearing above before the column's next user.
         self.used[col / PAGE_COLUMNS].fetch_and(!(1 << (col % PAGE_COLUMNS)), Ordering::Release);
     }
@@ -350,7 +352,10 @@ impl<R: Relax> ShRon<R> {
         if cur >> COL_SHIFT != 0 {
             return Some((cur >> COL_SHIFT) as usize - 1);
         }
-        let col = self.table().alloc()?;
+        let Some(col) = self.table().alloc() else {
+            crate::coverage::hit!("sh_ron.table_full");
+            return None;
+        };
         loop {
             // AcqRel: Release publishes the page we ensured; Acquire on
             // failure reads another installer's column (and its page).
@@ -360,8 +365,12 @@ impl<R: Relax> ShRon<R> {
                 Ordering::AcqRel,
                 Ordering::Acquire,
             ) {
-                Ok(_) => return Some(col),
+                Ok(_) => {
+                    crate::coverage::hit!("sh_ron.column_claimed");
+                    return Some(col);
+                }
                 Err(now) if now >> COL_SHIFT != 0 => {
+                    crate::coverage::hit!("sh_ron.column_race_lost");
                     self.table().free(col);
                     return Some((now >> COL_SHIFT) as usize - 1);
                 }
@@ -380,8 +389,10 @@ impl<R: Relax> ShRon<R> {
             // Relaxed: claiming transfers no data; it makes this thread the
             // one reader of the row's grant bit.
             if w.fetch_or(pending, Ordering::Relaxed) & pending != 0 {
+                crate::coverage::hit!("sh_ron.row_shared");
                 return None; // another thread waits in this row
             }
+            crate::coverage::hit!("sh_ron.row_claimed");
             // Relaxed: the count is only a hint for the unlock scan.
             self.word.fetch_add(ONE_WAITER, Ordering::Relaxed);
             Some((w, pending))
@@ -391,6 +402,7 @@ impl<R: Relax> ShRon<R> {
             if let Some((w, pending)) = claim {
                 // Acquire: pairs with the holder's Release `fetch_or` of GRANTED.
                 if w.load(Ordering::Acquire) & (pending << 1) != 0 {
+                    crate::coverage::hit!("sh_ron.grant_taken");
                     self.unclaim(w, pending);
                     return SlotToken::at(row);
                 }
@@ -400,7 +412,10 @@ impl<R: Relax> ShRon<R> {
                 // No grant can be pending for us: a grant keeps IN_USE set
                 // until its claimer takes it, and we found IN_USE clear.
                 if let Some((w, pending)) = claim {
+                    crate::coverage::hit!("sh_ron.free_taken_claimer");
                     self.unclaim(w, pending);
+                } else {
+                    crate::coverage::hit!("sh_ron.free_taken_unclaimed");
                 }
                 return SlotToken::at(row);
             }
@@ -427,8 +442,12 @@ impl<R: Relax> ShRon<R> {
     pub unsafe fn release(&self, token: SlotToken) {
         // Relaxed: the count is a hint; a claimer it misses still polls IN_USE.
         let cur = self.word.load(Ordering::Relaxed);
-        if cur & COUNT_MASK != 0 && cur >> COL_SHIFT != 0 && self.grant_next(cur, token) {
-            return;
+        if cur & COUNT_MASK != 0 && cur >> COL_SHIFT != 0 {
+            if self.grant_next(cur, token) {
+                crate::coverage::hit!("sh_ron.granted");
+                return;
+            }
+            crate::coverage::hit!("sh_ron.freed_after_scan");
         }
         // Release: publishes the critical section to the next owner.
         self.word.fetch_and(!IN_USE, Ordering::Release);

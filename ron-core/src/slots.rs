@@ -82,16 +82,18 @@ impl<const S: usize> SlotTable<S> {
     }
 
     /// Counts the caller as a waiter of slot `s` (and marks it in the bitmap
-    /// when `BITMAP`).
+    /// when `BITMAP`). Returns the number of waiters that were already
+    /// registered there (for the path counters of the verification suites).
     #[inline]
-    pub(crate) fn register<const BITMAP: bool>(&self, s: usize) {
+    pub(crate) fn register<const BITMAP: bool>(&self, s: usize) -> u32 {
         // SeqCst: one of the four steps of the bitmap invariant (module docs);
         // for the non-bitmap variants Relaxed would do, but registration is
         // on the slow path.
-        self.word(s).fetch_add(ONE, Ordering::SeqCst);
+        let old = self.word(s).fetch_add(ONE, Ordering::SeqCst);
         if BITMAP {
             self.set_bit(s);
         }
+        count(old)
     }
 
     #[inline]
@@ -110,6 +112,7 @@ impl<const S: usize> SlotTable<S> {
         let (k, b) = (s / 64, 1u64 << (s % 64));
         self.bitmap_word(k).fetch_and(!b, Ordering::SeqCst); // bitmap invariant
         if count(self.word(s).load(Ordering::SeqCst)) != 0 {
+            crate::coverage::hit!("slots.bit_restored");
             self.set_bit(s);
         }
     }
