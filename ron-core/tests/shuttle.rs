@@ -36,9 +36,11 @@ use ron_core::{
     CBoMcs, Cna, Fsl, Mcs, NxtRon, Ron, RonPlock, RonRaw, RonTicket, ShRon, SlotToken, Tas, Ticket,
     Ttas,
 };
+use shuttle::scheduler::{PctScheduler, RandomScheduler};
 use shuttle::sync::Arc;
 use shuttle::sync::atomic::{AtomicUsize, Ordering};
 use shuttle::thread;
+use shuttle::{Config, Runner};
 
 /// Iteration multiplier from `RON_SHUTTLE_SCALE` (default 1).
 fn scale() -> usize {
@@ -246,17 +248,62 @@ fn try_and_nested<L: TestLock>(threads: usize, rounds: usize) {
 }
 
 /// Runs `f` under PCT (depth 3) and the random scheduler, `iters` each
-/// (times [`scale`]), and prints the time taken.
+/// (times [`scale`]), and prints the time taken. A failure panics with
+/// shuttle's report, which prints the schedule to replay.
 fn check<L: TestLock>(name: &str, iters: usize, f: fn()) {
     let _table = L::TABLE.then(|| SHARED_TABLE.lock().unwrap_or_else(|e| e.into_inner()));
     let n = iters * scale();
     let t0 = Instant::now();
-    shuttle::check_pct(f, n, 3);
-    shuttle::check_random(f, n);
+    Runner::new(PctScheduler::new(3, n), config()).run(f);
+    Runner::new(RandomScheduler::new(n), config()).run(f);
     println!(
         "{name}: {n} PCT + {n} random executions in {:.1?}",
         t0.elapsed()
     );
+}
+
+/// Shuttle's configuration: the locks use Acquire/Release, which shuttle
+/// runs as SeqCst (weak memory is loom's and Miri's job); it would say so
+/// once per run.
+fn config() -> Config {
+    let mut c = Config::new();
+    c.silence_warnings = true;
+    c
+}
+
+/// A lock with the classic check-then-act race (load, then store): the
+/// control that shows the harness catches a lock that does not exclude.
+struct Broken(shuttle::sync::atomic::AtomicBool);
+
+// SAFETY: not a mutex; only `harness_catches_a_broken_lock` uses it, and
+// expects the failure.
+unsafe impl RawMutex for Broken {
+    #[allow(clippy::declare_interior_mutable_const)]
+    const INIT: Self = Broken(shuttle::sync::atomic::AtomicBool::new(false));
+    type Guard = ();
+    fn lock(&self) {
+        while self.0.load(Ordering::SeqCst) {
+            thread::yield_now();
+        }
+        self.0.store(true, Ordering::SeqCst);
+    }
+    fn try_lock(&self) -> Option<()> {
+        (!self.0.swap(true, Ordering::SeqCst)).then_some(())
+    }
+    unsafe fn unlock(&self, _: ()) {
+        self.0.store(false, Ordering::SeqCst);
+    }
+    fn is_locked(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+impl TestLock for Broken {}
+
+/// The control: the same check finds the broken lock's race.
+#[test]
+#[should_panic(expected = "two threads inside the critical section")]
+fn harness_catches_a_broken_lock() {
+    Runner::new(PctScheduler::new(3, 1000), config()).run(|| exclusion::<Broken>(4, 3));
 }
 
 macro_rules! suite {
@@ -266,21 +313,21 @@ macro_rules! suite {
 
             #[test]
             fn exclusion_4_threads() {
-                check::<$t>(concat!(stringify!($m), "::exclusion_4_threads"), 1000, || {
+                check::<$t>(concat!(stringify!($m), "::exclusion_4_threads"), 2000, || {
                     exclusion::<$t>(4, 3)
                 });
             }
 
             #[test]
             fn exclusion_16_threads() {
-                check::<$t>(concat!(stringify!($m), "::exclusion_16_threads"), 200, || {
+                check::<$t>(concat!(stringify!($m), "::exclusion_16_threads"), 600, || {
                     exclusion::<$t>(16, 2)
                 });
             }
 
             #[test]
             fn try_and_nested_4_threads() {
-                check::<$t>(concat!(stringify!($m), "::try_and_nested_4_threads"), 500, || {
+                check::<$t>(concat!(stringify!($m), "::try_and_nested_4_threads"), 1000, || {
                     try_and_nested::<$t>(4, 2)
                 });
             }
