@@ -15,6 +15,9 @@
 //!    `sched_getcpu`), a stable per-thread number;
 //! 4. without `std`, CPU 0.
 //!
+//! Under the model checkers the built-in source is deterministic, so that
+//! schedules replay: CPU 0 under loom, the shuttle thread id under shuttle.
+//!
 //! ```
 //! fn my_cpu() -> usize { 3 }
 //! ron_core::hint::set_provider(my_cpu);

@@ -161,6 +161,10 @@ impl ShTable {
                 let bit = (!u).trailing_zeros();
                 // AcqRel: Acquire orders us after the `free` (Release) that
                 // returned this column with its bits cleared.
+                // mutants: kept, load-bearing on column reuse only (a holder
+                // reading a stale PENDING bit of the column's last lock would
+                // grant it to nobody and hang); no model reuses a column that
+                // had a waiter yet (docs/mutants.md).
                 match self.used[p].compare_exchange_weak(
                     u,
                     u | 1 << bit,
@@ -181,16 +185,20 @@ impl ShTable {
 
     #[cfg(feature = "std")]
     fn ensure_page(&self, p: usize) {
-        // Acquire: pairs with the Release CAS below (page contents visible).
-        if self.pages[p].load(Ordering::Acquire) != 0 {
+        // Relaxed: only decides whether to allocate; nothing here reads the
+        // page, and every use of it goes through `page`, whose Acquire load
+        // pairs with the Release CAS below (found not load-bearing by
+        // `.ci/mutants`, see docs/mutants.md).
+        if self.pages[p].load(Ordering::Relaxed) != 0 {
             return;
         }
         let page = std::boxed::Box::into_raw(std::boxed::Box::new(Page::new()));
         let addr = page.expose_provenance();
-        // Release: publishes the page's initialization; Acquire on failure
-        // for the winner's.
+        // AcqRel: Release publishes the page's initialization to `page`'s
+        // Acquire. Relaxed on failure: the loser only frees its own page and
+        // reads the winner's through `page` (as above).
         if self.pages[p]
-            .compare_exchange(0, addr, Ordering::AcqRel, Ordering::Acquire)
+            .compare_exchange(0, addr, Ordering::AcqRel, Ordering::Relaxed)
             .is_err()
         {
             crate::coverage::hit!("sh_ron.page_race_lost");
@@ -243,6 +251,7 @@ impl ShTable {
         }
         crate::coverage::hit!("sh_ron.column_freed");
         // Release: orders the clearing above before the column's next user.
+        // mutants: kept, the other end of `alloc`'s Acquire (see there).
         self.used[col / PAGE_COLUMNS].fetch_and(!(1 << (col % PAGE_COLUMNS)), Ordering::Release);
     }
 }
@@ -348,17 +357,27 @@ impl<R: Relax> ShRon<R> {
     fn column(&self) -> Option<usize> {
         // Acquire: pairs with the installing CAS, so the column's page is
         // visible.
+        // mutants: kept, load-bearing only when the column was installed
+        // after this waiter's failed fast path (whose Acquire fetch_or
+        // otherwise already synchronized with the installer); without it
+        // `page` may miss the page and the waiter cannot claim its row.
+        // No model reaches that window yet (docs/mutants.md).
         let mut cur = self.word.load(Ordering::Acquire);
         if cur >> COL_SHIFT != 0 {
             return Some((cur >> COL_SHIFT) as usize - 1);
         }
         let Some(col) = self.table().alloc() else {
-            crate::coverage::hit!("sh_ron.table_full");
+            // (Not `hit!`: with the counters compiled out, clippy would want `?`.)
+            if crate::coverage::ENABLED {
+                crate::coverage::record("sh_ron.table_full");
+            }
             return None;
         };
         loop {
             // AcqRel: Release publishes the page we ensured; Acquire on
             // failure reads another installer's column (and its page).
+            // mutants: the failure Acquire is kept for the reason given at
+            // the load above (same window).
             match self.word.compare_exchange_weak(
                 cur,
                 cur | ((col as u64 + 1) << COL_SHIFT),

@@ -25,6 +25,19 @@
 //! slipped in between. With these four steps `SeqCst`, no interleaving ends
 //! with a non-zero count and a clear bit. A bit that is wrongly clear could
 //! only cost fairness, never safety: waiters also poll the lock word.
+//!
+//! ## Orderings no test can kill
+//! The `SeqCst` of the bitmap invariant (registration, the bit's set and
+//! clear, their re-checking loads, and the unlock's bitmap loads) survive
+//! ordering mutation (`.ci/mutants`): weakened to `Relaxed`, mutual
+//! exclusion and progress still hold, since every data handover goes
+//! through the grant CAS (Release/Acquire) or the lock word and a waiter
+//! whose bit was lost still polls the lock word. What they buy is the
+//! per-slot waiting bound (no registered slot skipped by an unlock), which
+//! needs the store-buffering outcome ruled out: loom treats `SeqCst` like
+//! `AcqRel` and x86 compiles these loads and read-modify-writes the same
+//! either way, so no model or test here can tell them apart. They stay
+//! `SeqCst`, each marked `mutants: bitmap invariant`.
 
 use crate::sync::{AtomicU32, AtomicU64, Ordering};
 
@@ -89,6 +102,7 @@ impl<const S: usize> SlotTable<S> {
         // SeqCst: one of the four steps of the bitmap invariant (module docs);
         // for the non-bitmap variants Relaxed would do, but registration is
         // on the slow path.
+        // mutants: bitmap invariant (fairness only; module docs).
         let old = self.word(s).fetch_add(ONE, Ordering::SeqCst);
         if BITMAP {
             self.set_bit(s);
@@ -100,8 +114,10 @@ impl<const S: usize> SlotTable<S> {
     fn set_bit(&self, s: usize) {
         let (k, b) = (s / 64, 1u64 << (s % 64));
         // Plain load first: the bit is usually already set by a slot-mate.
+        // mutants: bitmap invariant (fairness only; module docs).
         if self.bitmap_word(k).load(Ordering::SeqCst) & b == 0 {
-            self.bitmap_word(k).fetch_or(b, Ordering::SeqCst); // bitmap invariant
+            // mutants: bitmap invariant (fairness only; module docs).
+            self.bitmap_word(k).fetch_or(b, Ordering::SeqCst);
         }
     }
 
@@ -110,7 +126,9 @@ impl<const S: usize> SlotTable<S> {
     #[inline]
     fn clear_bit_if_empty(&self, s: usize) {
         let (k, b) = (s / 64, 1u64 << (s % 64));
-        self.bitmap_word(k).fetch_and(!b, Ordering::SeqCst); // bitmap invariant
+        // mutants: bitmap invariant (fairness only; module docs).
+        self.bitmap_word(k).fetch_and(!b, Ordering::SeqCst);
+        // mutants: bitmap invariant (fairness only; module docs).
         if count(self.word(s).load(Ordering::SeqCst)) != 0 {
             crate::coverage::hit!("slots.bit_restored");
             self.set_bit(s);
@@ -123,6 +141,7 @@ impl<const S: usize> SlotTable<S> {
     #[inline]
     pub(crate) fn unregister<const BITMAP: bool>(&self, s: usize) {
         // SeqCst: bitmap invariant (module docs).
+        // mutants: bitmap invariant (fairness only; module docs).
         let old = self.word(s).fetch_sub(ONE, Ordering::SeqCst);
         if BITMAP && count(old) == 1 {
             self.clear_bit_if_empty(s);
@@ -180,6 +199,8 @@ impl<const S: usize> SlotTable<S> {
         // SeqCst: pairs with the SeqCst registration so that an unlocker
         // that misses a waiter is ordered before that waiter's next look at
         // the lock word (it then sees the lock free).
+        // mutants: bitmap invariant (a missed waiter still polls the lock
+        // word and sees it free a look later; module docs).
         (0..Self::WORDS).any(|k| self.bitmap_word(k).load(Ordering::SeqCst) != 0)
     }
 
@@ -201,6 +222,7 @@ impl<const S: usize> SlotTable<S> {
         for step in 0..=Self::WORDS {
             let k = (k0 + step) % Self::WORDS;
             // SeqCst: see `any_marked`.
+            // mutants: bitmap invariant (fairness only; module docs).
             let mut bits = self.bitmap_word(k).load(Ordering::SeqCst);
             if step == 0 {
                 bits &= u64::MAX << b0;

@@ -481,3 +481,36 @@ mod sh_ron {
         );
     }
 }
+
+/// RonRaw's `acquire` (the CPU-hint entry, which has its own fast-path
+/// CAS; the other models enter through `acquire_in`): two threads whose
+/// critical sections yield, so the second waits, registers and is handed
+/// the lock. (RonRaw's own paths are counted by its own models.)
+#[test]
+fn ron_raw_acquire_by_hint() {
+    explore(
+        "ron_raw.acquire_by_hint",
+        BOUND_2,
+        &["ron_raw."],
+        &[],
+        || {
+            let s = Shared::new(ron_core::RonRaw::<2>::new());
+            let s2 = s.clone();
+            let h = thread::spawn(move || {
+                let t = s2.lock.acquire();
+                s2.bump();
+                // SAFETY: held.
+                unsafe { s2.lock.release(t) };
+            });
+            let t = s.lock.acquire();
+            s.bump();
+            // SAFETY: held.
+            unsafe { s.lock.release(t) };
+            h.join().unwrap();
+            assert_eq!(s.total(), 2);
+            let t = s.lock.try_acquire().expect("lock left held");
+            // SAFETY: just taken.
+            unsafe { s.lock.release(t) };
+        },
+    );
+}
