@@ -160,11 +160,10 @@ impl ShTable {
             while u != u32::MAX {
                 let bit = (!u).trailing_zeros();
                 // AcqRel: Acquire orders us after the `free` (Release) that
-                // returned this column with its bits cleared.
-                // mutants: kept, load-bearing on column reuse only (a holder
-                // reading a stale PENDING bit of the column's last lock would
-                // grant it to nobody and hang); no model reuses a column that
-                // had a waiter yet (docs/mutants.md).
+                // returned this column with its bits cleared; without it a
+                // holder of the new lock may read a stale PENDING bit of the
+                // column's last lock and grant it to nobody (loom model
+                // `sh_ron::column_reused_after_drop`).
                 match self.used[p].compare_exchange_weak(
                     u,
                     u | 1 << bit,
@@ -250,8 +249,8 @@ impl ShTable {
             }
         }
         crate::coverage::hit!("sh_ron.column_freed");
-        // Release: orders the clearing above before the column's next user.
-        // mutants: kept, the other end of `alloc`'s Acquire (see there).
+        // Release: orders the clearing above (and every claimer's clear
+        // before it) before the column's next user; see `alloc`.
         self.used[col / PAGE_COLUMNS].fetch_and(!(1 << (col % PAGE_COLUMNS)), Ordering::Release);
     }
 }

@@ -441,6 +441,87 @@ mod sh_ron {
         );
     }
 
+    /// A column goes back to the table with a history (a claimer pending,
+    /// granted and cleared in row 1) and is reused by another lock whose
+    /// holder never synchronized with that history except through the
+    /// table (`free`'s Release, `alloc`'s Acquire): its unlock must not see
+    /// the old PENDING bit and grant row 1 to nobody.
+    #[test]
+    fn column_reused_after_drop() {
+        explore(
+            "sh_ron.column_reused_after_drop",
+            BOUND_3,
+            &["sh_ron."],
+            &["sh_ron.table_full", "sh_ron.column_freed", "sh_ron.granted"],
+            || {
+                let table: &'static ShTable = Box::leak(Box::new(ShTable::new()));
+                // Every column but one taken: A's column is the one B reuses.
+                let hogs: Vec<Sh> = (1..ron_core::sh_ron::MAX_COLUMNS)
+                    .map(|_| {
+                        let l = Sh::new_in(table);
+                        assert!(l.claim_column().is_some());
+                        l
+                    })
+                    .collect();
+                let a = Arc::new(Sh::new_in(table));
+                let b = Arc::new(Sh::new_in(table));
+                let base = rows_reached();
+                // Y: holds A while main claims row 1 in it, grants it, then
+                // holds B, waits for B's column (A's, once A is dropped) and
+                // for Z to claim row 0, and unlocks B.
+                let (a2, b2) = (a.clone(), b.clone());
+                let y = thread::spawn(move || {
+                    let t = a2.try_acquire().expect("A is fresh");
+                    wait_for_rows(base, 1);
+                    // SAFETY: held.
+                    unsafe { a2.release(t) };
+                    drop(a2);
+                    let t = b2.try_acquire().expect("B is fresh");
+                    while b2.claim_column().is_none() {
+                        thread::yield_now();
+                    }
+                    wait_for_rows(base, 2);
+                    // SAFETY: held.
+                    unsafe { b2.release(t) };
+                });
+                // Z: waits in row 0 of B once B has its column.
+                let b3 = b.clone();
+                let z = thread::spawn(move || {
+                    while b3.column_index().is_none() {
+                        thread::yield_now();
+                    }
+                    let t = lock_in(&b3, 0);
+                    // SAFETY: held.
+                    unsafe { b3.release(t) };
+                });
+                while !a.is_held() {
+                    thread::yield_now();
+                }
+                let t = lock_in(&a, 1);
+                // SAFETY: held.
+                unsafe { a.release(t) };
+                // Drop A (its column goes back) once Y let go of it.
+                let mut a = a;
+                let a = loop {
+                    match Arc::try_unwrap(a) {
+                        Ok(a) => break a,
+                        Err(again) => {
+                            thread::yield_now();
+                            a = again;
+                        }
+                    }
+                };
+                drop(a);
+                y.join().unwrap();
+                z.join().unwrap();
+                let t = b.try_acquire().expect("B left held");
+                // SAFETY: just taken.
+                unsafe { b.release(t) };
+                drop(hogs);
+            },
+        );
+    }
+
     /// With every column taken a contended lock works as a TTAS lock.
     #[test]
     fn table_full() {

@@ -156,7 +156,8 @@ impl<L: TestLock> Shared<L> {
         let g = if L::SLOTTED && (t + r) % 2 == 1 {
             // Adversarial slots: threads 0, 2, 4.. share slot 0; odd
             // threads name slots far out of range.
-            self.lock.lock_in(if t % 2 == 0 { 0 } else { t * 1000 + r })
+            self.lock
+                .lock_in(if t.is_multiple_of(2) { 0 } else { t * 1000 + r })
         } else {
             self.lock.lock_in(t)
         };
