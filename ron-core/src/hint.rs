@@ -25,6 +25,9 @@
 //!    `sched_getcpu`), a stable per-thread number;
 //! 4. without `std`, CPU 0.
 //!
+//! Under the model checkers the built-in source is deterministic, so that
+//! schedules replay: CPU 0 under loom, the shuttle thread id under shuttle.
+//!
 //! ```
 //! fn my_cpu() -> usize { 3 }
 //! ron_core::hint::set_provider(my_cpu);
@@ -75,7 +78,22 @@ fn builtin() -> usize {
     0
 }
 
-#[cfg(all(feature = "std", target_os = "linux", not(loom), not(miri)))]
+/// Under shuttle too (a failing schedule is replayed from its seed), but
+/// its threads are many: each gets its own stable id, as if pinned to a
+/// CPU of its own, so the locks see several slots. Tests that want threads
+/// to share a slot use `acquire_in`.
+#[cfg(all(shuttle, not(loom)))]
+fn builtin() -> usize {
+    usize::from(shuttle::thread::current().id())
+}
+
+#[cfg(all(
+    feature = "std",
+    target_os = "linux",
+    not(loom),
+    not(shuttle),
+    not(miri)
+))]
 fn builtin() -> usize {
     use std::cell::Cell;
     std::thread_local! {
@@ -106,12 +124,17 @@ fn builtin() -> usize {
 // foreign function"), so under `cfg(miri)` the stable per-thread number
 // stands in for it, as on other OSes: the hint is only a hint, and distinct
 // threads still land in distinct slots (`.ci/miri`).
-#[cfg(all(feature = "std", any(not(target_os = "linux"), miri), not(loom)))]
+#[cfg(all(
+    feature = "std",
+    any(not(target_os = "linux"), miri),
+    not(loom),
+    not(shuttle)
+))]
 fn builtin() -> usize {
     thread_number()
 }
 
-#[cfg(all(not(feature = "std"), not(loom)))]
+#[cfg(all(not(feature = "std"), not(loom), not(shuttle)))]
 fn builtin() -> usize {
     0
 }

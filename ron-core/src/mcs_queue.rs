@@ -229,7 +229,7 @@ impl McsQueue {
             let p = unsafe { node(prev) };
             // Release: publishes our node to `prev`'s owner (Acquire load).
             p.next.store(me, Ordering::Release);
-            // Acquire: pairs with the predecessor's Release store of `head`.
+            // Acquire: pairs with the predecessor's `head` Release. mutants: kept, CNA
             while !me_node.head.load(Ordering::Acquire) {
                 relax.relax();
             }
@@ -276,7 +276,7 @@ impl McsQueue {
                             .compare_exchange(
                                 me,
                                 sec.tail | LOCKED,
-                                Ordering::AcqRel,
+                                Ordering::AcqRel, // mutants: kept, CNA secondary queue (docs/mutants.md)
                                 Ordering::Relaxed,
                             )
                             .is_ok()
@@ -330,7 +330,7 @@ impl McsQueue {
                     // Release: the node's owner reads it after becoming head.
                     unsafe { node(sec.tail) }
                         .next
-                        .store(next, Ordering::Release);
+                        .store(next, Ordering::Release); // mutants: kept, CNA secondary queue (docs/mutants.md)
                     let s = sec.head;
                     sec.head = 0;
                     sec.tail = 0;
@@ -364,7 +364,7 @@ unsafe fn pass_head(succ: usize, sec: Secondary) {
     s.rng.store(sec.rng, Ordering::Relaxed);
     // Release: publishes the fields above and everything this thread saw of
     // the queue; after this store we never touch `succ` again.
-    s.head.store(true, Ordering::Release);
+    s.head.store(true, Ordering::Release); // mutants: kept, CNA secondary queue (docs/mutants.md)
 }
 
 /// CNA reordering by the waiting head: moves the run of other-group nodes

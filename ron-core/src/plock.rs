@@ -60,7 +60,11 @@ impl<const S: usize, const BITMAP: bool> Plock<S, BITMAP> {
     pub(crate) fn acquire_slow<R: Relax>(&self, s: usize, on_wait: impl FnOnce()) -> SlotToken {
         // User code before registering: a panic here leaves nothing behind.
         let mut relax = R::default();
-        self.slots.register::<BITMAP>(s);
+        let before = self.slots.register::<BITMAP>(s);
+        mark::<BITMAP>(Path::Registered);
+        if before > 0 {
+            mark::<BITMAP>(Path::SlotShared);
+        }
         // While registered, a panic in `relax` (or `on_wait`) unwinds
         // through this guard: it leaves the slot, and if that would strand
         // a grant to it, takes the grant and hands the lock on.
@@ -75,10 +79,12 @@ impl<const S: usize, const BITMAP: bool> Plock<S, BITMAP> {
         on_wait();
         loop {
             if self.slots.try_take_grant::<BITMAP>(s) {
+                mark::<BITMAP>(Path::GrantTaken);
                 registered.disarm();
                 return SlotToken::at(s);
             }
             if self.in_use.take_if_free() {
+                mark::<BITMAP>(Path::FreeTaken);
                 self.slots.unregister::<BITMAP>(s);
                 registered.disarm();
                 return SlotToken::at(s);
@@ -92,6 +98,7 @@ impl<const S: usize, const BITMAP: bool> Plock<S, BITMAP> {
     #[inline]
     pub(crate) unsafe fn release(&self, token: SlotToken) {
         if BITMAP && !self.slots.any_marked() {
+            mark::<BITMAP>(Path::FreedNoMark);
             self.in_use.free();
             return;
         }
@@ -106,8 +113,13 @@ impl<const S: usize, const BITMAP: bool> Plock<S, BITMAP> {
             } else {
                 self.slots.grant_next_linear(from)
             };
-            if granted.is_none() {
-                self.in_use.free();
+            match granted {
+                Some(t) if t == from => mark::<BITMAP>(Path::GrantedOwnSlot),
+                Some(_) => mark::<BITMAP>(Path::Granted),
+                None => {
+                    mark::<BITMAP>(Path::FreedAfterScan);
+                    self.in_use.free();
+                }
             }
         });
     }
@@ -115,6 +127,62 @@ impl<const S: usize, const BITMAP: bool> Plock<S, BITMAP> {
     #[inline]
     pub(crate) fn is_held(&self) -> bool {
         self.in_use.is_held()
+    }
+}
+
+/// The protocol paths the verification suites count (`coverage`), named
+/// `nxt_ron.*` for the bitmap variant and `ron_plock.*` for the linear one.
+#[derive(Clone, Copy)]
+enum Path {
+    /// A waiter counted itself in its slot.
+    Registered,
+    /// ... and found another waiter already there (two waiters, one slot).
+    SlotShared,
+    /// A waiter took its slot's grant (a handover).
+    GrantTaken,
+    /// A registered waiter took the lock by CAS on `in_use` after a free.
+    FreeTaken,
+    /// An unlock granted another slot.
+    Granted,
+    /// An unlock granted the acquirer's own slot (visited last).
+    GrantedOwnSlot,
+    /// An unlock scanned and found nobody (stale bit or lost race): freed.
+    FreedAfterScan,
+    /// An unlock saw an empty bitmap and freed at once (bitmap variant).
+    FreedNoMark,
+}
+
+impl Path {
+    /// Counter names per variant (`[linear, bitmap]`), in declaration order.
+    const NAMES: [[&'static str; 8]; 2] = [
+        [
+            "ron_plock.registered",
+            "ron_plock.slot_shared",
+            "ron_plock.grant_taken",
+            "ron_plock.free_taken",
+            "ron_plock.granted",
+            "ron_plock.granted_own_slot",
+            "ron_plock.freed_after_scan",
+            "ron_plock.freed_no_mark",
+        ],
+        [
+            "nxt_ron.registered",
+            "nxt_ron.slot_shared",
+            "nxt_ron.grant_taken",
+            "nxt_ron.free_taken",
+            "nxt_ron.granted",
+            "nxt_ron.granted_own_slot",
+            "nxt_ron.freed_after_scan",
+            "nxt_ron.freed_no_mark",
+        ],
+    ];
+}
+
+/// Counts `path` (compiled away unless the coverage counters are in).
+#[inline(always)]
+fn mark<const BITMAP: bool>(path: Path) {
+    if crate::coverage::ENABLED {
+        crate::coverage::record(Path::NAMES[BITMAP as usize][path as usize]);
     }
 }
 

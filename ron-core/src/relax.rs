@@ -63,14 +63,14 @@ impl Relax for Spin {
 /// (`crossbeam_utils::Backoff::spin`; the cap keeps the reaction time to a
 /// release under about a microsecond).
 #[derive(Debug, Default)]
-pub struct Backoff(#[cfg_attr(loom, allow(dead_code))] CbBackoff);
+pub struct Backoff(#[cfg_attr(any(loom, shuttle), allow(dead_code))] CbBackoff);
 
 impl Relax for Backoff {
     #[inline]
     fn relax(&mut self) {
-        #[cfg(loom)]
+        #[cfg(any(loom, shuttle))]
         crate::sync::spin_loop();
-        #[cfg(not(loom))]
+        #[cfg(not(any(loom, shuttle)))]
         self.0.spin();
     }
 }
@@ -84,9 +84,9 @@ pub struct Yield;
 impl Relax for Yield {
     #[inline]
     fn relax(&mut self) {
-        #[cfg(loom)]
+        #[cfg(any(loom, shuttle))]
         crate::sync::spin_loop();
-        #[cfg(not(loom))]
+        #[cfg(not(any(loom, shuttle)))]
         std::thread::yield_now();
     }
 }
@@ -95,15 +95,15 @@ impl Relax for Yield {
 /// `sched_yield` per look (`crossbeam_utils::Backoff::snooze`; `std` only).
 #[cfg(feature = "std")]
 #[derive(Debug, Default)]
-pub struct SpinThenYield(#[cfg_attr(loom, allow(dead_code))] CbBackoff);
+pub struct SpinThenYield(#[cfg_attr(any(loom, shuttle), allow(dead_code))] CbBackoff);
 
 #[cfg(feature = "std")]
 impl Relax for SpinThenYield {
     #[inline]
     fn relax(&mut self) {
-        #[cfg(loom)]
+        #[cfg(any(loom, shuttle))]
         crate::sync::spin_loop();
-        #[cfg(not(loom))]
+        #[cfg(not(any(loom, shuttle)))]
         self.0.snooze();
     }
 }

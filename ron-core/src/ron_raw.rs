@@ -153,7 +153,7 @@ fn handed_slot(word: u32) -> usize {
 struct Watch {
     last: u32,
     looks: u32,
-    #[cfg(all(feature = "std", not(loom)))]
+    #[cfg(all(feature = "std", not(loom), not(shuttle)))]
     since: Option<std::time::Instant>,
 }
 
@@ -162,7 +162,7 @@ impl Watch {
         Watch {
             last: FREE,
             looks: 0,
-            #[cfg(all(feature = "std", not(loom)))]
+            #[cfg(all(feature = "std", not(loom), not(shuttle)))]
             since: None,
         }
     }
@@ -176,14 +176,14 @@ impl Watch {
         if word != self.last {
             self.last = word;
             self.looks = 0;
-            #[cfg(all(feature = "std", not(loom)))]
+            #[cfg(all(feature = "std", not(loom), not(shuttle)))]
             {
                 self.since = None;
             }
             return false;
         }
         self.looks += 1;
-        #[cfg(all(feature = "std", not(loom)))]
+        #[cfg(all(feature = "std", not(loom), not(shuttle)))]
         if word & TAG == HANDED {
             let since = *self.since.get_or_insert_with(std::time::Instant::now);
             return since.elapsed().as_nanos() as u64 >= PATIENCE_NS;
@@ -398,7 +398,7 @@ crate::raw_impl::impl_raw_mutex! {
 /// doubled (up to [`PHASE_B_MAX`]) when the yield came back within
 /// [`QUICK_YIELD_NS`] (nobody else was runnable), quartered (down to
 /// [`PHASE_B_MIN`]) when another thread ran meanwhile.
-#[cfg(all(feature = "std", not(loom)))]
+#[cfg(all(feature = "std", not(loom), not(shuttle)))]
 fn give_cpu_away(spins: u32) -> u32 {
     if yield_cpu() {
         (spins * 2).min(PHASE_B_MAX)
@@ -407,7 +407,7 @@ fn give_cpu_away(spins: u32) -> u32 {
     }
 }
 
-#[cfg(all(feature = "std", not(loom)))]
+#[cfg(all(feature = "std", not(loom), not(shuttle)))]
 std::thread_local! {
     /// Whether this thread's last yield in a `RonRaw` wait let another
     /// thread run (its CPU is oversubscribed); read by its next wait.
@@ -415,7 +415,7 @@ std::thread_local! {
 }
 
 /// Whether this thread's last yield in a wait found its CPU shared.
-#[cfg(all(feature = "std", not(loom)))]
+#[cfg(all(feature = "std", not(loom), not(shuttle)))]
 fn cpu_looked_shared() -> bool {
     OVERSUBSCRIBED.with(|o| o.get())
 }
@@ -423,7 +423,7 @@ fn cpu_looked_shared() -> bool {
 /// Yields the CPU; returns whether the yield came back within
 /// [`QUICK_YIELD_NS`] (nobody else was runnable here) and records the
 /// answer for [`cpu_looked_shared`].
-#[cfg(all(feature = "std", not(loom)))]
+#[cfg(all(feature = "std", not(loom), not(shuttle)))]
 fn yield_cpu() -> bool {
     let t0 = std::time::Instant::now();
     std::thread::yield_now();
@@ -432,9 +432,10 @@ fn yield_cpu() -> bool {
     quick
 }
 
-/// Without `std` (and under loom) there is no scheduler to ask: back off
+/// Without `std` (and under loom or shuttle, whose schedules must replay)
+/// there is no scheduler to ask: back off
 /// and keep the budget.
-#[cfg(any(not(feature = "std"), loom))]
+#[cfg(any(not(feature = "std"), loom, shuttle))]
 fn give_cpu_away(spins: u32) -> u32 {
     for _ in 0..64 {
         spin_loop();
@@ -442,14 +443,14 @@ fn give_cpu_away(spins: u32) -> u32 {
     spins
 }
 
-/// Without `std` (and under loom) a CPU never looks shared.
-#[cfg(any(not(feature = "std"), loom))]
+/// Without `std` (and under loom or shuttle) a CPU never looks shared.
+#[cfg(any(not(feature = "std"), loom, shuttle))]
 fn cpu_looked_shared() -> bool {
     false
 }
 
 /// Never called without `std` ([`cpu_looked_shared`] is false there).
-#[cfg(any(not(feature = "std"), loom))]
+#[cfg(any(not(feature = "std"), loom, shuttle))]
 fn yield_cpu() -> bool {
     true
 }

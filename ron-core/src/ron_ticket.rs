@@ -129,8 +129,11 @@ impl<const S: usize, R: Relax> RonTicket<S, R> {
         // thread holds the lock: a panic in `relax` (or `on_wait`) aborts.
         let queued = AbortOnUnwind::new("RonTicket");
         on_wait();
-        // Acquire: pairs with the previous head's Release store of `serving`.
-        while slot.serving.load(Ordering::Acquire) != ticket {
+        // Relaxed: `serving` only orders the waiters of this slot; the head
+        // reads nothing its predecessor wrote except through `grant` /
+        // `in_use` (Acquire CAS below). Found not load-bearing by
+        // `.ci/mutants` (docs/mutants.md).
+        while slot.serving.load(Ordering::Relaxed) != ticket {
             relax.relax();
         }
         loop {
@@ -149,9 +152,13 @@ impl<const S: usize, R: Relax> RonTicket<S, R> {
             }
             relax.relax();
         }
-        // Release: the next ticket holder becomes head after we own the lock.
+        // Relaxed: the next ticket holder becomes head after we own the
+        // lock; it needs no data from us, and an unlocker's `has_waiters`
+        // sees this store through the lock's own Release/Acquire (it comes
+        // before our release in program order). Not load-bearing
+        // (`.ci/mutants`).
         slot.serving
-            .store(ticket.wrapping_add(1), Ordering::Release);
+            .store(ticket.wrapping_add(1), Ordering::Relaxed);
         queued.disarm();
         SlotToken::at(s)
     }

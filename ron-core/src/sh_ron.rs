@@ -169,7 +169,10 @@ impl ShTable {
             while u != u32::MAX {
                 let bit = (!u).trailing_zeros();
                 // AcqRel: Acquire orders us after the `free` (Release) that
-                // returned this column with its bits cleared.
+                // returned this column with its bits cleared; without it a
+                // holder of the new lock may read a stale PENDING bit of the
+                // column's last lock and grant it to nobody (loom model
+                // `sh_ron::column_reused_after_drop`).
                 match self.used[p].compare_exchange_weak(
                     u,
                     u | 1 << bit,
@@ -190,18 +193,23 @@ impl ShTable {
 
     #[cfg(feature = "std")]
     fn ensure_page(&self, p: usize) {
-        // Acquire: pairs with the Release CAS below (page contents visible).
-        if self.pages[p].load(Ordering::Acquire) != 0 {
+        // Relaxed: only decides whether to allocate; nothing here reads the
+        // page, and every use of it goes through `page`, whose Acquire load
+        // pairs with the Release CAS below (found not load-bearing by
+        // `.ci/mutants`, see docs/mutants.md).
+        if self.pages[p].load(Ordering::Relaxed) != 0 {
             return;
         }
         let page = std::boxed::Box::into_raw(std::boxed::Box::new(Page::new()));
         let addr = page.expose_provenance();
-        // Release: publishes the page's initialization; Acquire on failure
-        // for the winner's.
+        // AcqRel: Release publishes the page's initialization to `page`'s
+        // Acquire. Relaxed on failure: the loser only frees its own page and
+        // reads the winner's through `page` (as above).
         if self.pages[p]
-            .compare_exchange(0, addr, Ordering::AcqRel, Ordering::Acquire)
+            .compare_exchange(0, addr, Ordering::AcqRel, Ordering::Relaxed)
             .is_err()
         {
+            crate::coverage::hit!("sh_ron.page_race_lost");
             // SAFETY: we allocated `page` above and never published it.
             drop(unsafe { std::boxed::Box::from_raw(page) });
         }
@@ -249,7 +257,9 @@ impl ShTable {
                 }
             }
         }
-        // Release: orders the clearing above before the column's next user.
+        crate::coverage::hit!("sh_ron.column_freed");
+        // Release: orders the clearing above (and every claimer's clear
+        // before it) before the column's next user; see `alloc`.
         self.used[col / PAGE_COLUMNS].fetch_and(!(1 << (col % PAGE_COLUMNS)), Ordering::Release);
     }
 }
@@ -355,22 +365,39 @@ impl<R: Relax> ShRon<R> {
     fn column(&self) -> Option<usize> {
         // Acquire: pairs with the installing CAS, so the column's page is
         // visible.
+        // mutants: kept, load-bearing only when the column was installed
+        // after this waiter's failed fast path (whose Acquire fetch_or
+        // otherwise already synchronized with the installer); without it
+        // `page` may miss the page and the waiter cannot claim its row.
+        // No model reaches that window yet (docs/mutants.md).
         let mut cur = self.word.load(Ordering::Acquire);
         if cur >> COL_SHIFT != 0 {
             return Some((cur >> COL_SHIFT) as usize - 1);
         }
-        let col = self.table().alloc()?;
+        let Some(col) = self.table().alloc() else {
+            // (Not `hit!`: with the counters compiled out, clippy would want `?`.)
+            if crate::coverage::ENABLED {
+                crate::coverage::record("sh_ron.table_full");
+            }
+            return None;
+        };
         loop {
             // AcqRel: Release publishes the page we ensured; Acquire on
             // failure reads another installer's column (and its page).
+            // mutants: the failure Acquire is kept for the reason given at
+            // the load above (same window).
             match self.word.compare_exchange_weak(
                 cur,
                 cur | ((col as u64 + 1) << COL_SHIFT),
                 Ordering::AcqRel,
                 Ordering::Acquire,
             ) {
-                Ok(_) => return Some(col),
+                Ok(_) => {
+                    crate::coverage::hit!("sh_ron.column_claimed");
+                    return Some(col);
+                }
                 Err(now) if now >> COL_SHIFT != 0 => {
+                    crate::coverage::hit!("sh_ron.column_race_lost");
                     self.table().free(col);
                     return Some((now >> COL_SHIFT) as usize - 1);
                 }
@@ -391,8 +418,10 @@ impl<R: Relax> ShRon<R> {
             // Relaxed: claiming transfers no data; it makes this thread the
             // one reader of the row's grant bit.
             if w.fetch_or(pending, Ordering::Relaxed) & pending != 0 {
+                crate::coverage::hit!("sh_ron.row_shared");
                 return None; // another thread waits in this row
             }
+            crate::coverage::hit!("sh_ron.row_claimed");
             // Relaxed: the count is only a hint for the unlock scan.
             self.word.fetch_add(ONE_WAITER, Ordering::Relaxed);
             Some((w, pending))
@@ -409,6 +438,7 @@ impl<R: Relax> ShRon<R> {
             if let Some((w, pending)) = claim {
                 // Acquire: pairs with the holder's Release CAS that set GRANTED.
                 if w.load(Ordering::Acquire) & (pending << 1) != 0 {
+                    crate::coverage::hit!("sh_ron.grant_taken");
                     self.unclaim(w, pending);
                     claimed.disarm();
                     return SlotToken::at(row);
@@ -419,7 +449,10 @@ impl<R: Relax> ShRon<R> {
                 // No grant can be pending for us: a grant keeps IN_USE set
                 // until its claimer takes it, and we found IN_USE clear.
                 if let Some((w, pending)) = claim {
+                    crate::coverage::hit!("sh_ron.free_taken_claimer");
                     self.unclaim(w, pending);
+                } else {
+                    crate::coverage::hit!("sh_ron.free_taken_unclaimed");
                 }
                 claimed.disarm();
                 return SlotToken::at(row);
@@ -466,8 +499,12 @@ impl<R: Relax> ShRon<R> {
     pub unsafe fn release(&self, token: SlotToken) {
         // Relaxed: the count is a hint; a claimer it misses still polls IN_USE.
         let cur = self.word.load(Ordering::Relaxed);
-        if cur & COUNT_MASK != 0 && cur >> COL_SHIFT != 0 && self.grant_next(cur, token) {
-            return;
+        if cur & COUNT_MASK != 0 && cur >> COL_SHIFT != 0 {
+            if self.grant_next(cur, token) {
+                crate::coverage::hit!("sh_ron.granted");
+                return;
+            }
+            crate::coverage::hit!("sh_ron.freed_after_scan");
         }
         self.free();
     }

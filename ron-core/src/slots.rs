@@ -25,6 +25,19 @@
 //! slipped in between. With these four steps `SeqCst`, no interleaving ends
 //! with a non-zero count and a clear bit. A bit that is wrongly clear could
 //! only cost fairness, never safety: waiters also poll the lock word.
+//!
+//! ## Orderings no test can kill
+//! The `SeqCst` of the bitmap invariant (registration, the bit's set and
+//! clear, their re-checking loads, and the unlock's bitmap loads) survive
+//! ordering mutation (`.ci/mutants`): weakened to `Relaxed`, mutual
+//! exclusion and progress still hold, since every data handover goes
+//! through the grant CAS (Release/Acquire) or the lock word and a waiter
+//! whose bit was lost still polls the lock word. What they buy is the
+//! per-slot waiting bound (no registered slot skipped by an unlock), which
+//! needs the store-buffering outcome ruled out: loom treats `SeqCst` like
+//! `AcqRel` and x86 compiles these loads and read-modify-writes the same
+//! either way, so no model or test here can tell them apart. They stay
+//! `SeqCst`, each marked `mutants: bitmap invariant`.
 
 use crate::sync::{AtomicU32, AtomicU64, Ordering};
 
@@ -82,24 +95,29 @@ impl<const S: usize> SlotTable<S> {
     }
 
     /// Counts the caller as a waiter of slot `s` (and marks it in the bitmap
-    /// when `BITMAP`).
+    /// when `BITMAP`). Returns the number of waiters that were already
+    /// registered there (for the path counters of the verification suites).
     #[inline]
-    pub(crate) fn register<const BITMAP: bool>(&self, s: usize) {
+    pub(crate) fn register<const BITMAP: bool>(&self, s: usize) -> u32 {
         // SeqCst: one of the four steps of the bitmap invariant (module docs);
         // for the non-bitmap variants Relaxed would do, but registration is
         // on the slow path.
-        self.word(s).fetch_add(ONE, Ordering::SeqCst);
+        // mutants: bitmap invariant (fairness only; module docs).
+        let old = self.word(s).fetch_add(ONE, Ordering::SeqCst);
         if BITMAP {
             self.set_bit(s);
         }
+        count(old)
     }
 
     #[inline]
     fn set_bit(&self, s: usize) {
         let (k, b) = (s / 64, 1u64 << (s % 64));
         // Plain load first: the bit is usually already set by a slot-mate.
+        // mutants: bitmap invariant (fairness only; module docs).
         if self.bitmap_word(k).load(Ordering::SeqCst) & b == 0 {
-            self.bitmap_word(k).fetch_or(b, Ordering::SeqCst); // bitmap invariant
+            // mutants: bitmap invariant (fairness only; module docs).
+            self.bitmap_word(k).fetch_or(b, Ordering::SeqCst);
         }
     }
 
@@ -108,8 +126,11 @@ impl<const S: usize> SlotTable<S> {
     #[inline]
     fn clear_bit_if_empty(&self, s: usize) {
         let (k, b) = (s / 64, 1u64 << (s % 64));
-        self.bitmap_word(k).fetch_and(!b, Ordering::SeqCst); // bitmap invariant
+        // mutants: bitmap invariant (fairness only; module docs).
+        self.bitmap_word(k).fetch_and(!b, Ordering::SeqCst);
+        // mutants: bitmap invariant (fairness only; module docs).
         if count(self.word(s).load(Ordering::SeqCst)) != 0 {
+            crate::coverage::hit!("slots.bit_restored");
             self.set_bit(s);
         }
     }
@@ -120,6 +141,7 @@ impl<const S: usize> SlotTable<S> {
     #[inline]
     pub(crate) fn unregister<const BITMAP: bool>(&self, s: usize) {
         // SeqCst: bitmap invariant (module docs).
+        // mutants: bitmap invariant (fairness only; module docs).
         let old = self.word(s).fetch_sub(ONE, Ordering::SeqCst);
         if BITMAP && count(old) == 1 {
             self.clear_bit_if_empty(s);
@@ -204,6 +226,8 @@ impl<const S: usize> SlotTable<S> {
         // SeqCst: pairs with the SeqCst registration so that an unlocker
         // that misses a waiter is ordered before that waiter's next look at
         // the lock word (it then sees the lock free).
+        // mutants: bitmap invariant (a missed waiter still polls the lock
+        // word and sees it free a look later; module docs).
         (0..Self::WORDS).any(|k| self.bitmap_word(k).load(Ordering::SeqCst) != 0)
     }
 
@@ -225,6 +249,7 @@ impl<const S: usize> SlotTable<S> {
         for step in 0..=Self::WORDS {
             let k = (k0 + step) % Self::WORDS;
             // SeqCst: see `any_marked`.
+            // mutants: bitmap invariant (fairness only; module docs).
             let mut bits = self.bitmap_word(k).load(Ordering::SeqCst);
             if step == 0 {
                 bits &= u64::MAX << b0;

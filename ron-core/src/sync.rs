@@ -1,10 +1,14 @@
-//! The one place that decides between `core` atomics and loom's.
+//! The one place that decides between `core` atomics, loom's and shuttle's.
 //!
 //! All lock code imports its atomics from here, so `RUSTFLAGS="--cfg loom"`
-//! swaps every protocol onto loom's model-checked atomics at once. Loom's
-//! atomics have no `const fn new`, so under loom the locks are built through
-//! their non-const `new()` and the `lock_api` impls (which need `const INIT`)
-//! are compiled out.
+//! swaps every protocol onto loom's model-checked atomics at once, and
+//! `RUSTFLAGS="--cfg shuttle"` onto shuttle's (randomized and PCT schedules
+//! of many threads; every atomic access is a schedule point, and
+//! [`spin_loop`] yields to the scheduler). Loom's atomics have no
+//! `const fn new`, so under loom the locks are built through their
+//! non-const `new()` and the `lock_api` impls (which need `const INIT`) are
+//! compiled out; shuttle's are `const`, so under shuttle everything stays.
+//! When both cfgs are set, loom wins.
 
 #[cfg(loom)]
 #[allow(unused_imports)]
@@ -15,7 +19,13 @@ pub(crate) use loom::sync::atomic::{
     AtomicBool, AtomicU8, AtomicU32, AtomicU64, AtomicUsize, fence,
 };
 
-#[cfg(not(loom))]
+#[cfg(all(shuttle, not(loom)))]
+#[allow(unused_imports)]
+pub(crate) use shuttle::sync::atomic::{
+    AtomicBool, AtomicU8, AtomicU32, AtomicU64, AtomicUsize, fence,
+};
+
+#[cfg(not(any(loom, shuttle)))]
 #[allow(unused_imports)]
 pub(crate) use core::sync::atomic::{
     AtomicBool, AtomicU8, AtomicU32, AtomicU64, AtomicUsize, fence,
@@ -23,12 +33,16 @@ pub(crate) use core::sync::atomic::{
 
 pub(crate) use core::sync::atomic::Ordering;
 
-/// One iteration of a busy-wait loop: a CPU pause, or a loom yield point.
+/// One iteration of a busy-wait loop: a CPU pause, or a loom / shuttle
+/// yield point (under shuttle's PCT scheduler a yield also lowers the
+/// spinner's priority, so a spinning waiter cannot starve the holder).
 #[inline(always)]
 pub(crate) fn spin_loop() {
     #[cfg(loom)]
     loom::thread::yield_now();
-    #[cfg(not(loom))]
+    #[cfg(all(shuttle, not(loom)))]
+    shuttle::thread::yield_now();
+    #[cfg(not(any(loom, shuttle)))]
     core::hint::spin_loop();
 }
 

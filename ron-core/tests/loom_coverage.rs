@@ -1,0 +1,597 @@
+//! Loom models of `NxtRon`, `RonPlock` and `ShRon` that reach the paths
+//! they are named after, and count them (`ron_core::coverage`).
+//!
+//! Run: `RUSTFLAGS="--cfg loom" cargo test -p ron-core --release --test
+//! loom_coverage -- --nocapture` (prints the counts per model).
+//!
+//! The models of `loom.rs` / `loom_baseline.rs` keep critical sections
+//! empty, so with one preemption most schedules never see a waiter
+//! registered while the lock is held. Here the holder waits inside its
+//! critical section (yielding) until the waiters say they registered (the
+//! `on_wait` hook of `acquire_in_observed`, or a claimed ShRon row), so
+//! every schedule goes through the handover: waiters register, two of them
+//! in one slot, the unlock grants a slot, the grantee takes it, the last
+//! unlock frees, and the holder comes back for a second round while
+//! handovers are still in flight. Every model checks mutual exclusion (a
+//! `loom::cell::UnsafeCell` counter), the final count, that the lock is
+//! free at the end and, for ShRon, that the column went back to the table;
+//! then it asserts that each path it is named after was reached at least
+//! once over the explored schedules.
+#![cfg(loom)]
+
+use std::sync::Mutex;
+
+use loom::cell::UnsafeCell;
+use loom::sync::Arc;
+use loom::sync::atomic::{AtomicUsize, Ordering};
+use loom::thread;
+use ron_core::sh_ron::ShTable;
+use ron_core::{NxtRon, RonPlock, ShRon, SlotToken, coverage};
+
+/// Preemption bound of the two-thread models.
+const BOUND_2: usize = 2;
+/// Preemption bound of the three-thread models: the holder's wait inside
+/// its critical section already forces the waiters to run and register
+/// there; preemptions on top multiply the schedules of their spin loops
+/// (one preemption: minutes per model).
+const BOUND_3: usize = 0;
+
+/// The path counters are process-wide: one model at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// Explores `model` with `bound` preemptions after resetting the counters,
+/// prints every counter of the `prefixes` and asserts each of `must`.
+fn explore<F>(name: &str, bound: usize, prefixes: &[&str], must: &[&str], model: F)
+where
+    F: Fn() + Sync + Send + 'static,
+{
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    coverage::reset();
+    let runs = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let r = runs.clone();
+    let mut b = loom::model::Builder::new();
+    b.preemption_bound = Some(bound);
+    b.max_branches = 100_000;
+    b.check(move || {
+        r.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        model()
+    });
+    let counts: Vec<(&str, u64)> = coverage::snapshot()
+        .filter(|(n, _)| prefixes.iter().any(|p| n.starts_with(p)))
+        .collect();
+    let runs = runs.load(std::sync::atomic::Ordering::Relaxed);
+    println!("{name}: {runs} executions, paths {counts:?}");
+    for path in must {
+        assert!(
+            coverage::count(path) > 0,
+            "{name}: path {path} never reached in {runs} executions ({counts:?})"
+        );
+    }
+}
+
+/// The slotted locks under test.
+trait Slotted: Send + Sync + 'static {
+    fn create() -> Self;
+    fn lock_observed(&self, slot: usize, on_wait: impl FnOnce()) -> SlotToken;
+    fn try_lock(&self) -> Option<SlotToken>;
+    /// # Safety
+    /// The caller holds the lock.
+    unsafe fn unlock(&self, t: SlotToken);
+}
+
+macro_rules! slotted {
+    ($($t:ty),*) => {$(
+        impl Slotted for $t {
+            fn create() -> Self {
+                <$t>::new()
+            }
+            fn lock_observed(&self, slot: usize, on_wait: impl FnOnce()) -> SlotToken {
+                self.acquire_in_observed(slot, on_wait)
+            }
+            fn try_lock(&self) -> Option<SlotToken> {
+                self.try_acquire()
+            }
+            unsafe fn unlock(&self, t: SlotToken) {
+                // SAFETY: forwarded contract.
+                unsafe { self.release(t) }
+            }
+        }
+    )*};
+}
+slotted!(NxtRon<2>, RonPlock<2>);
+
+/// A lock, the counter it protects and how many waiters registered.
+struct Shared<L> {
+    lock: L,
+    count: UnsafeCell<usize>,
+    registered: AtomicUsize,
+}
+
+// SAFETY: `count` is only touched with `lock` held; loom checks that.
+unsafe impl<L: Sync> Sync for Shared<L> {}
+
+impl<L> Shared<L> {
+    fn new(lock: L) -> Arc<Self> {
+        Arc::new(Shared {
+            lock,
+            count: UnsafeCell::new(0),
+            registered: AtomicUsize::new(0),
+        })
+    }
+
+    /// The critical section: a yield inside, so others run meanwhile.
+    fn bump(&self) {
+        // SAFETY: the caller holds the lock.
+        let v = self.count.with(|c| unsafe { *c });
+        thread::yield_now();
+        // SAFETY: as above.
+        self.count.with_mut(|c| unsafe { *c = v + 1 });
+    }
+
+    /// Inside the critical section: yields until `n` waiters registered.
+    fn wait_for_waiters(&self, n: usize) {
+        // SeqCst: the test's own flag, not under test.
+        while self.registered.load(Ordering::SeqCst) < n {
+            thread::yield_now();
+        }
+    }
+
+    fn total(&self) -> usize {
+        // SAFETY: every other thread was joined.
+        self.count.with(|c| unsafe { *c })
+    }
+}
+
+/// The holder takes the lock in `holder_slot`; two waiters arrive in
+/// `waiter_slots` and register while it holds; it hands over, then (if
+/// `again`) comes back for a second round while the waiters hand the lock
+/// on.
+fn handover_model<L: Slotted>(holder_slot: usize, waiter_slots: [usize; 2], again: bool) {
+    let s = Shared::new(L::create());
+    let t = s.lock.lock_observed(holder_slot, || ());
+    let hs: Vec<_> = waiter_slots
+        .into_iter()
+        .map(|slot| {
+            let s = s.clone();
+            thread::spawn(move || {
+                let t = s.lock.lock_observed(slot, || {
+                    s.registered.fetch_add(1, Ordering::SeqCst);
+                });
+                s.bump();
+                // SAFETY: held.
+                unsafe { s.lock.unlock(t) };
+            })
+        })
+        .collect();
+    s.wait_for_waiters(2);
+    s.bump();
+    // SAFETY: held.
+    unsafe { s.lock.unlock(t) };
+    if again {
+        // Second round, racing the handovers in flight.
+        let t = s.lock.lock_observed(holder_slot, || ());
+        if t.slot().is_some() {
+            // Not the fast path: the holder waited in its slot again.
+            coverage::record("model.second_round_waited");
+        }
+        s.bump();
+        // SAFETY: held.
+        unsafe { s.lock.unlock(t) };
+    }
+    for h in hs {
+        h.join().unwrap();
+    }
+    assert_eq!(s.total(), 3 + usize::from(again));
+    let t = s.lock.try_lock().expect("lock left held");
+    // SAFETY: just taken.
+    unsafe { s.lock.unlock(t) };
+}
+
+/// One waiter registers while the lock is held; the holder lets go without
+/// waiting for it (the waiter may also find the lock free).
+fn racing_model<L: Slotted>() {
+    let s = Shared::new(L::create());
+    let s2 = s.clone();
+    let h = thread::spawn(move || {
+        let t = s2.lock.lock_observed(1, || ());
+        s2.bump();
+        // SAFETY: held.
+        unsafe { s2.lock.unlock(t) };
+    });
+    let t = s.lock.lock_observed(0, || ());
+    s.bump();
+    // SAFETY: held.
+    unsafe { s.lock.unlock(t) };
+    h.join().unwrap();
+    assert_eq!(s.total(), 2);
+    assert!(s.lock.try_lock().is_some(), "lock left held");
+}
+
+macro_rules! plock_models {
+    ($m:ident, $t:ty, $p:literal) => {
+        mod $m {
+            use super::*;
+
+            /// Two waiters share slot 1 (the holder is in slot 0) and
+            /// register while the lock is held: the unlock grants slot 1,
+            /// one waiter takes the grant; the holder comes back, waits in
+            /// slot 0 and is granted in turn (a second round).
+            #[test]
+            fn two_waiters_one_slot() {
+                explore(
+                    concat!($p, "two_waiters_one_slot"),
+                    BOUND_3,
+                    &[$p, "slots.", "model."],
+                    &[
+                        concat!($p, "registered"),
+                        concat!($p, "slot_shared"),
+                        concat!($p, "granted"),
+                        concat!($p, "grant_taken"),
+                        "model.second_round_waited",
+                    ],
+                    || handover_model::<$t>(0, [1, 1], true),
+                );
+            }
+
+            /// As above without the second round: the first grantee's
+            /// unlock finds only its slot-mate and grants its own slot.
+            #[test]
+            fn slot_mate_granted() {
+                explore(
+                    concat!($p, "slot_mate_granted"),
+                    BOUND_3,
+                    &[$p, "slots."],
+                    &[
+                        concat!($p, "slot_shared"),
+                        concat!($p, "granted"),
+                        concat!($p, "granted_own_slot"),
+                        concat!($p, "grant_taken"),
+                    ],
+                    || handover_model::<$t>(0, [1, 1], false),
+                );
+            }
+
+            /// Waiters in slots 0 (the holder's) and 1: the scan visits slot
+            /// 1 first and the holder's own slot last; second round.
+            #[test]
+            fn waiters_in_both_slots() {
+                explore(
+                    concat!($p, "waiters_in_both_slots"),
+                    BOUND_3,
+                    &[$p, "slots.", "model."],
+                    &[
+                        concat!($p, "registered"),
+                        concat!($p, "granted"),
+                        concat!($p, "granted_own_slot"),
+                        concat!($p, "grant_taken"),
+                        "model.second_round_waited",
+                    ],
+                    || handover_model::<$t>(0, [0, 1], true),
+                );
+            }
+
+            /// A waiter registering while the holder unlocks: it takes a
+            /// grant, or finds the lock free and takes it by CAS.
+            #[test]
+            fn waiter_races_unlock() {
+                explore(
+                    concat!($p, "waiter_races_unlock"),
+                    BOUND_2,
+                    &[$p, "slots."],
+                    &[
+                        concat!($p, "registered"),
+                        concat!($p, "grant_taken"),
+                        concat!($p, "free_taken"),
+                        concat!($p, "granted"),
+                    ],
+                    racing_model::<$t>,
+                );
+            }
+        }
+    };
+}
+
+plock_models!(nxt_ron, NxtRon<2>, "nxt_ron.");
+plock_models!(ron_plock, RonPlock<2>, "ron_plock.");
+
+/// NxtRon only: an unlock that finds the bitmap empty frees at once.
+#[test]
+fn nxt_ron_freed_no_mark() {
+    explore(
+        "nxt_ron.freed_no_mark",
+        BOUND_2,
+        &["nxt_ron.", "slots."],
+        &["nxt_ron.freed_no_mark", "nxt_ron.free_taken"],
+        racing_model::<NxtRon<2>>,
+    );
+}
+
+mod sh_ron {
+    use super::*;
+
+    type Sh = ShRon<ron_core::relax::Spin>;
+
+    fn lock_in(l: &Sh, row: usize) -> SlotToken {
+        l.acquire_in(row)
+    }
+
+    /// Waiters that reached their row so far (claimed it or found it taken),
+    /// from the path counters (ShRon has no `on_wait` hook).
+    fn rows_reached() -> u64 {
+        coverage::count("sh_ron.row_claimed") + coverage::count("sh_ron.row_shared")
+    }
+
+    /// Inside the critical section: yields until `n` more waiters than at
+    /// `base` reached their row.
+    fn wait_for_rows(base: u64, n: u64) {
+        while rows_reached() < base + n {
+            thread::yield_now();
+        }
+    }
+
+    /// The holder takes the lock in row 0; two waiters arrive in
+    /// `waiter_rows` and claim (or share) rows while it holds, which the
+    /// holder sees in the table; it hands over and comes back for a
+    /// second round. Then the lock is dropped and its column must be free.
+    fn handover(waiter_rows: [usize; 2]) {
+        let table: &'static ShTable = Box::leak(Box::new(ShTable::new()));
+        let s = Shared::new(Sh::new_in(table));
+        let base = rows_reached();
+        let t = lock_in(&s.lock, 0);
+        let hs: Vec<_> = waiter_rows
+            .into_iter()
+            .map(|row| {
+                let s = s.clone();
+                thread::spawn(move || {
+                    let t = lock_in(&s.lock, row);
+                    s.bump();
+                    // SAFETY: held.
+                    unsafe { s.lock.release(t) };
+                })
+            })
+            .collect();
+        wait_for_rows(base, 2);
+        s.bump();
+        // SAFETY: held.
+        unsafe { s.lock.release(t) };
+        let t = lock_in(&s.lock, 0);
+        if t.slot().is_some() {
+            coverage::record("model.second_round_waited");
+        }
+        s.bump();
+        // SAFETY: held.
+        unsafe { s.lock.release(t) };
+        for h in hs {
+            h.join().unwrap();
+        }
+        assert_eq!(s.total(), 4);
+        let t = s.lock.try_acquire().expect("lock left held");
+        // SAFETY: just taken.
+        unsafe { s.lock.release(t) };
+        drop(s);
+        assert_eq!(table.claimed_columns(), 0, "column not given back");
+    }
+
+    /// Two waiters in row 1: one claims it, the other shares it and waits
+    /// on IN_USE alone; the holder grants row 1, the claimer takes the
+    /// grant; the column is claimed on first contention and given back on
+    /// drop.
+    #[test]
+    fn two_waiters_one_row() {
+        explore(
+            "sh_ron.two_waiters_one_row",
+            BOUND_3,
+            &["sh_ron.", "model."],
+            &[
+                "model.second_round_waited",
+                "sh_ron.column_claimed",
+                "sh_ron.row_claimed",
+                "sh_ron.row_shared",
+                "sh_ron.granted",
+                "sh_ron.grant_taken",
+                "sh_ron.free_taken_unclaimed",
+                "sh_ron.column_freed",
+            ],
+            || handover([1, 1]),
+        );
+    }
+
+    /// Waiters in rows 0 (the holder's) and 1: both claim; the scan grants
+    /// row 1 first, the holder's own row last.
+    #[test]
+    fn waiters_in_both_rows() {
+        explore(
+            "sh_ron.waiters_in_both_rows",
+            BOUND_3,
+            &["sh_ron.", "model."],
+            &[
+                "model.second_round_waited",
+                "sh_ron.column_claimed",
+                "sh_ron.row_claimed",
+                "sh_ron.granted",
+                "sh_ron.grant_taken",
+                "sh_ron.free_taken_claimer",
+                "sh_ron.column_freed",
+            ],
+            || handover([0, 1]),
+        );
+    }
+
+    /// Two first contenders race to install the lock's column: the loser
+    /// gives its freshly claimed column back.
+    #[test]
+    fn column_race() {
+        explore(
+            "sh_ron.column_race",
+            BOUND_2,
+            &["sh_ron."],
+            &["sh_ron.column_claimed", "sh_ron.column_race_lost"],
+            || {
+                let table: &'static ShTable = Box::leak(Box::new(ShTable::new()));
+                let l = Arc::new(Sh::new_in(table));
+                let l2 = l.clone();
+                let h = thread::spawn(move || l2.claim_column());
+                let mine = l.claim_column();
+                let theirs = h.join().unwrap();
+                assert_eq!(mine, theirs, "two columns for one lock");
+                assert_eq!(table.claimed_columns(), 1);
+                drop(l);
+                assert_eq!(table.claimed_columns(), 0, "column not given back");
+            },
+        );
+    }
+
+    /// A column goes back to the table with a history (a claimer pending,
+    /// granted and cleared in row 1) and is reused by another lock whose
+    /// holder never synchronized with that history except through the
+    /// table (`free`'s Release, `alloc`'s Acquire): its unlock must not see
+    /// the old PENDING bit and grant row 1 to nobody.
+    #[test]
+    fn column_reused_after_drop() {
+        explore(
+            "sh_ron.column_reused_after_drop",
+            BOUND_3,
+            &["sh_ron."],
+            &["sh_ron.table_full", "sh_ron.column_freed", "sh_ron.granted"],
+            || {
+                let table: &'static ShTable = Box::leak(Box::new(ShTable::new()));
+                // Every column but one taken: A's column is the one B reuses.
+                let hogs: Vec<Sh> = (1..ron_core::sh_ron::MAX_COLUMNS)
+                    .map(|_| {
+                        let l = Sh::new_in(table);
+                        assert!(l.claim_column().is_some());
+                        l
+                    })
+                    .collect();
+                let a = Arc::new(Sh::new_in(table));
+                let b = Arc::new(Sh::new_in(table));
+                let base = rows_reached();
+                // Y: holds A while main claims row 1 in it, grants it, then
+                // holds B, waits for B's column (A's, once A is dropped) and
+                // for Z to claim row 0, and unlocks B.
+                let (a2, b2) = (a.clone(), b.clone());
+                let y = thread::spawn(move || {
+                    let t = a2.try_acquire().expect("A is fresh");
+                    wait_for_rows(base, 1);
+                    // SAFETY: held.
+                    unsafe { a2.release(t) };
+                    drop(a2);
+                    let t = b2.try_acquire().expect("B is fresh");
+                    while b2.claim_column().is_none() {
+                        thread::yield_now();
+                    }
+                    wait_for_rows(base, 2);
+                    // SAFETY: held.
+                    unsafe { b2.release(t) };
+                });
+                // Z: waits in row 0 of B once B has its column.
+                let b3 = b.clone();
+                let z = thread::spawn(move || {
+                    while b3.column_index().is_none() {
+                        thread::yield_now();
+                    }
+                    let t = lock_in(&b3, 0);
+                    // SAFETY: held.
+                    unsafe { b3.release(t) };
+                });
+                while !a.is_held() {
+                    thread::yield_now();
+                }
+                let t = lock_in(&a, 1);
+                // SAFETY: held.
+                unsafe { a.release(t) };
+                // Drop A (its column goes back) once Y let go of it.
+                let mut a = a;
+                let a = loop {
+                    match Arc::try_unwrap(a) {
+                        Ok(a) => break a,
+                        Err(again) => {
+                            thread::yield_now();
+                            a = again;
+                        }
+                    }
+                };
+                drop(a);
+                y.join().unwrap();
+                z.join().unwrap();
+                let t = b.try_acquire().expect("B left held");
+                // SAFETY: just taken.
+                unsafe { b.release(t) };
+                drop(hogs);
+            },
+        );
+    }
+
+    /// With every column taken a contended lock works as a TTAS lock.
+    #[test]
+    fn table_full() {
+        explore(
+            "sh_ron.table_full",
+            BOUND_2,
+            &["sh_ron."],
+            &["sh_ron.table_full", "sh_ron.free_taken_unclaimed"],
+            || {
+                let table: &'static ShTable = Box::leak(Box::new(ShTable::new()));
+                let hogs: Vec<Sh> = (0..ron_core::sh_ron::MAX_COLUMNS)
+                    .map(|_| {
+                        let l = Sh::new_in(table);
+                        assert!(l.claim_column().is_some());
+                        l
+                    })
+                    .collect();
+                let s = Shared::new(Sh::new_in(table));
+                let t = lock_in(&s.lock, 0);
+                let s2 = s.clone();
+                let h = thread::spawn(move || {
+                    s2.registered.fetch_add(1, Ordering::SeqCst);
+                    let t = lock_in(&s2.lock, 1);
+                    s2.bump();
+                    // SAFETY: held.
+                    unsafe { s2.lock.release(t) };
+                });
+                s.wait_for_waiters(1);
+                s.bump();
+                // SAFETY: held.
+                unsafe { s.lock.release(t) };
+                h.join().unwrap();
+                assert_eq!(s.total(), 2);
+                assert_eq!(s.lock.column_index(), None);
+                drop(hogs);
+                assert_eq!(table.claimed_columns(), 0);
+            },
+        );
+    }
+}
+
+/// RonRaw's `acquire` (the CPU-hint entry, which has its own fast-path
+/// CAS; the other models enter through `acquire_in`): two threads whose
+/// critical sections yield, so the second waits, registers and is handed
+/// the lock. (RonRaw's own paths are counted by its own models.)
+#[test]
+fn ron_raw_acquire_by_hint() {
+    explore(
+        "ron_raw.acquire_by_hint",
+        BOUND_2,
+        &["ron_raw."],
+        &[],
+        || {
+            let s = Shared::new(ron_core::RonRaw::<2>::new());
+            let s2 = s.clone();
+            let h = thread::spawn(move || {
+                let t = s2.lock.acquire();
+                s2.bump();
+                // SAFETY: held.
+                unsafe { s2.lock.release(t) };
+            });
+            let t = s.lock.acquire();
+            s.bump();
+            // SAFETY: held.
+            unsafe { s.lock.release(t) };
+            h.join().unwrap();
+            assert_eq!(s.total(), 2);
+            let t = s.lock.try_acquire().expect("lock left held");
+            // SAFETY: just taken.
+            unsafe { s.lock.release(t) };
+        },
+    );
+}
