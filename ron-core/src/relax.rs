@@ -21,7 +21,7 @@
 //! Without `std`, [`DefaultRelax`] is [`Backoff`]; with `std` it is
 //! [`SpinThenYield`]. Under `cfg(loom)` every policy is a loom yield point.
 
-use crossbeam_utils::Backoff as CbBackoff;
+use crate::sync::Backoff as CbBackoff;
 
 /// A waiting strategy; `relax` is called once per failed look at the lock.
 pub trait Relax: Default {
@@ -68,7 +68,7 @@ impl Relax for Yield {
         #[cfg(loom)]
         crate::sync::spin_loop();
         #[cfg(not(loom))]
-        std::thread::yield_now();
+        crate::sync::yield_now();
     }
 }
 

@@ -32,6 +32,8 @@ struct Line {
     /// Transfers of this line are serialized: the next one starts no
     /// earlier than this (ps).
     busy_until: u64,
+    /// The CPU that asked for the line last (it will hold it at `busy_until`).
+    next_src: u16,
 }
 
 impl Line {
@@ -40,6 +42,7 @@ impl Line {
             owner: NO_OWNER,
             sharers: [0; WORDS],
             busy_until: 0,
+            next_src: NO_OWNER,
         }
     }
     #[inline]
@@ -104,13 +107,17 @@ pub(crate) struct Memory {
     pub(crate) stats: CostStats,
 }
 
-/// The outcome of one access.
-pub(crate) struct Charge {
-    /// When the access completes (ps); the caller's clock moves there.
-    pub(crate) done: u64,
-    /// Whether the access was a load that hit.
-    #[cfg_attr(not(test), allow(dead_code))]
-    pub(crate) hit_load: bool,
+/// When an access takes effect: the first phase of an access
+/// ([`Memory::reserve`]); the caller waits until `exec_at`, then performs the
+/// operation and calls [`Memory::apply`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Reservation {
+    /// When the transfer of the line to the caller starts (ps).
+    pub(crate) start: u64,
+    /// When the line is there and the operation takes effect (ps).
+    pub(crate) exec_at: u64,
+    /// Whether the access hits (no transfer).
+    pub(crate) hit: bool,
 }
 
 impl Memory {
@@ -136,92 +143,112 @@ impl Memory {
         (addr as u64) >> self.line_shift
     }
 
-    /// Charges `access` by `cpu` at time `now` (ps) to line `line`.
-    pub(crate) fn access(&mut self, cpu: usize, access: Access, line: u64, now: u64) -> Charge {
+    /// Phase 1 of `access` by `cpu` at time `now` (ps) to line `line`: a hit
+    /// takes effect at once; a miss queues behind the transfers already
+    /// asked for (`busy_until`) and takes effect when the line arrives,
+    /// fetched from the CPU that asked last (it will hold the line then),
+    /// else from the owner, else from the nearest sharer, else from DRAM.
+    /// Until then the line's holders keep using it.
+    pub(crate) fn reserve(
+        &mut self,
+        cpu: usize,
+        access: Access,
+        line: u64,
+        now: u64,
+    ) -> Reservation {
         let m = &self.machine;
         let l = self.lines.entry(line).or_insert(Line::new());
-        let owner = (l.owner != NO_OWNER).then_some(l.owner as usize);
+        match access {
+            Access::Load => self.stats.loads += 1,
+            Access::Store => self.stats.stores += 1,
+            Access::Rmw => self.stats.rmws += 1,
+        }
+        let owns = l.owner as usize == cpu;
+        let shares = l.shares(cpu);
+        let pending = l.busy_until > now;
+        if owns || (shares && (access == Access::Load || !pending)) {
+            return Reservation {
+                start: now,
+                exec_at: now,
+                hit: owns || access == Access::Load,
+            };
+        }
+        let src = if pending {
+            Some(l.next_src as usize)
+        } else if l.owner != NO_OWNER {
+            Some(l.owner as usize)
+        } else {
+            nearest(m, l, cpu)
+        };
+        let xfer = match src {
+            Some(s) if s == cpu => 0,
+            Some(s) => m.latency_ps(s, cpu),
+            None => self.cold,
+        };
+        let start = now.max(l.busy_until);
+        let exec_at = start + xfer;
+        l.busy_until = exec_at;
+        l.next_src = cpu as u16;
+        self.stats.transfers += 1;
+        Reservation {
+            start,
+            exec_at,
+            hit: false,
+        }
+    }
+
+    /// Phase 2: the access takes effect now (`r.exec_at`); updates the
+    /// line's state and returns when the caller may go on (ps). A store or
+    /// RMW waits for the slowest invalidation of the other sharers.
+    pub(crate) fn apply(&mut self, cpu: usize, access: Access, line: u64, r: Reservation) -> u64 {
+        let m = &self.machine;
+        let l = self.lines.get_mut(&line).expect("reserved line");
         match access {
             Access::Load => {
-                self.stats.loads += 1;
-                if owner == Some(cpu) || l.shares(cpu) {
-                    return Charge {
-                        done: now + self.hit,
-                        hit_load: true,
-                    };
+                if !r.hit {
+                    if l.owner != NO_OWNER && l.owner as usize != cpu {
+                        let o = l.owner as usize;
+                        l.add(o);
+                        l.owner = NO_OWNER;
+                    }
+                    if l.owner == NO_OWNER {
+                        l.add(cpu);
+                    }
+                    return r.exec_at;
                 }
-                // Miss: from the owner, else the nearest sharer, else DRAM.
-                let xfer = match owner {
-                    Some(o) => m.latency_ps(o, cpu),
-                    None => nearest(m, l, cpu).unwrap_or(self.cold),
-                };
-                let start = now.max(l.busy_until);
-                let done = start + xfer;
-                l.busy_until = done;
-                if let Some(o) = owner {
-                    l.add(o);
-                    l.owner = NO_OWNER;
-                }
-                l.add(cpu);
-                self.stats.transfers += 1;
-                Charge {
-                    done,
-                    hit_load: false,
-                }
+                r.exec_at + self.hit
             }
             Access::Store | Access::Rmw => {
-                let extra = if access == Access::Rmw {
-                    self.stats.rmws += 1;
-                    self.rmw
-                } else {
-                    self.stats.stores += 1;
-                    0
-                };
-                if owner == Some(cpu) {
-                    return Charge {
-                        done: now + self.hit + extra,
-                        hit_load: false,
-                    };
-                }
-                // The data comes from the owner (or the nearest sharer, or
-                // DRAM) unless we share the line already; the other sharers
-                // are invalidated in parallel, the writer waits for the
-                // slowest acknowledgement.
-                let xfer = match owner {
-                    Some(o) => m.latency_ps(o, cpu),
-                    None if l.shares(cpu) => 0,
-                    None => nearest(m, l, cpu).unwrap_or(self.cold),
-                };
+                let extra = if access == Access::Rmw { self.rmw } else { 0 };
                 let mut inv = 0;
                 l.each_sharer(|s| {
                     if s != cpu {
                         inv = inv.max(m.latency_ps(cpu, s));
                     }
                 });
-                let start = now.max(l.busy_until);
-                // Readers after us fetch the line from us once it is here;
-                // the invalidations do not hold them up.
-                l.busy_until = start + xfer;
                 l.owner = cpu as u16;
                 l.sharers = [0; WORDS];
-                self.stats.transfers += 1;
-                Charge {
-                    done: start + xfer.max(inv) + self.hit + extra,
-                    hit_load: false,
-                }
+                r.exec_at.max(r.start + inv) + self.hit + extra
             }
         }
     }
+
+    /// Both phases at once (for tests of the bookkeeping alone).
+    #[cfg(test)]
+    fn access(&mut self, cpu: usize, access: Access, line: u64, now: u64) -> u64 {
+        let r = self.reserve(cpu, access, line, now);
+        self.apply(cpu, access, line, r)
+    }
 }
 
-/// The cheapest sharer to fetch `line` from, as a latency to `cpu`.
-fn nearest(m: &Machine, l: &Line, cpu: usize) -> Option<u64> {
-    let mut best: Option<u64> = None;
+/// The sharer closest to `cpu` (the cheapest to fetch the line from).
+fn nearest(m: &Machine, l: &Line, cpu: usize) -> Option<usize> {
+    let mut best: Option<(u64, usize)> = None;
     l.each_sharer(|s| {
-        let c = m.latency_ps(s, cpu);
+        let c = (m.latency_ps(s, cpu), s);
         best = Some(best.map_or(c, |b| b.min(c)));
     });
-    best
+    best.map(|b| b.1)
 }
 
 #[cfg(test)]
@@ -235,28 +262,28 @@ mod tests {
     #[test]
     fn load_miss_then_hit() {
         let mut m = mem(2, |a, b| if a == b { 0.0 } else { 50.0 });
-        let c = m.access(0, Access::Store, 7, 0);
-        assert_eq!(c.done, 100_000 + 1_000); // cold fetch + hit
-        let c = m.access(1, Access::Load, 7, 200_000);
-        assert_eq!(c.done, 250_000);
-        assert!(!c.hit_load);
-        let c = m.access(1, Access::Load, 7, 250_000);
-        assert_eq!((c.done, c.hit_load), (251_000, true));
+        assert_eq!(m.access(0, Access::Store, 7, 0), 100_000 + 1_000); // cold fetch + hit
+        let r = m.reserve(1, Access::Load, 7, 200_000);
+        assert_eq!((r.exec_at, r.hit), (250_000, false));
+        assert_eq!(m.apply(1, Access::Load, 7, r), 250_000);
+        let r = m.reserve(1, Access::Load, 7, 250_000);
+        assert!(r.hit);
+        assert_eq!(m.apply(1, Access::Load, 7, r), 251_000);
         // The old owner kept a shared copy.
-        assert!(m.access(0, Access::Load, 7, 0).hit_load);
+        assert!(m.reserve(0, Access::Load, 7, 300_000).hit);
     }
 
     #[test]
     fn transfers_of_one_line_serialize() {
         // Owner 0 writes; readers 1, 2, 3 all ask at t = 0: the k-th gets
-        // it after k transfers of 10 ns.
+        // it after k transfers of 10 ns; meanwhile the owner still hits.
         let mut m = mem(4, |a, b| if a == b { 0.0 } else { 10.0 });
         m.access(0, Access::Store, 1, 0);
         m.lines.get_mut(&1).unwrap().busy_until = 0; // forget the cold fetch
-        let d: Vec<u64> = (1..4)
-            .map(|c| m.access(c, Access::Load, 1, 0).done)
-            .collect();
-        assert_eq!(d, vec![10_000, 20_000, 30_000]);
+        let r: Vec<Reservation> = (1..4).map(|c| m.reserve(c, Access::Load, 1, 0)).collect();
+        let at: Vec<u64> = r.iter().map(|r| r.exec_at).collect();
+        assert_eq!(at, vec![10_000, 20_000, 30_000]);
+        assert!(m.reserve(0, Access::Rmw, 1, 5_000).hit);
     }
 
     #[test]
@@ -266,13 +293,14 @@ mod tests {
         });
         m.access(0, Access::Store, 3, 0);
         m.lines.get_mut(&3).unwrap().busy_until = 0; // forget the cold fetch
-        m.access(1, Access::Load, 3, 0); // 0 -> 1: 10 ns
-        m.access(2, Access::Load, 3, 0); // nearest sharer: 0 -> 2: 20 ns
-        let busy = m.lines[&3].busy_until;
-        assert_eq!(busy, 30_000);
+        assert_eq!(m.access(1, Access::Load, 3, 0), 10_000); // 0 -> 1
+        assert_eq!(m.access(2, Access::Load, 3, 10_000), 30_000); // nearest sharer 0 -> 2
         // 1 shares the line: no transfer, invalidate 0 (10 ns) and 2 (30 ns).
-        let c = m.access(1, Access::Rmw, 3, busy);
-        assert_eq!(c.done, busy + 30_000 + 1_000 + 5_000);
-        assert_eq!(m.lines[&3].busy_until, busy);
+        let r = m.reserve(1, Access::Rmw, 3, 30_000);
+        assert_eq!(r.exec_at, 30_000);
+        assert_eq!(
+            m.apply(1, Access::Rmw, 3, r),
+            30_000 + 30_000 + 1_000 + 5_000
+        );
     }
 }

@@ -57,6 +57,16 @@ pub(crate) fn with_fiber<R>(f: impl FnOnce(&mut Sim, usize) -> R) -> Option<R> {
     })
 }
 
+/// Lets every virtual thread whose clock is earlier than the caller's run
+/// first (free: no cost, no change to any clock). Instrumented accesses do
+/// this themselves; a workload calls it to make a non-atomic
+/// read-modify-write observable to other threads (an exclusion check).
+/// Does nothing outside a VM.
+#[inline]
+pub fn interleave() {
+    sync_point();
+}
+
 /// Suspends the calling fiber until it has the smallest clock, so that its
 /// next operation happens at its own virtual time. False outside a VM.
 #[inline]
@@ -87,10 +97,19 @@ pub fn access(addr: usize, kind: Access) {
     if !sync_point() {
         return;
     }
-    with_fiber(|s, me| {
+    let pending = with_fiber(|s, me| {
         let line = s.mem.line_of(addr);
-        let c = s.mem.access(s.cpus[me], kind, line, s.clocks[me]);
-        s.clocks[me] = c.done;
+        let r = s.mem.reserve(s.cpus[me], kind, line, s.clocks[me]);
+        s.clocks[me] = r.exec_at;
+        (line, r)
+    });
+    let Some((line, r)) = pending else { return };
+    if !r.hit {
+        // Wait for the line: the operation takes effect when it arrives.
+        sync_point();
+    }
+    with_fiber(|s, me| {
+        s.clocks[me] = s.mem.apply(s.cpus[me], kind, line, r);
     });
 }
 
