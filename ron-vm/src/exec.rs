@@ -4,7 +4,7 @@
 //! order consistent with virtual time.
 
 use std::any::Any;
-use std::cell::RefCell;
+use std::cell::Cell;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
@@ -33,28 +33,46 @@ pub(crate) struct Sim {
     /// Runnable fibers other than `current`, by (clock, index).
     ready: BinaryHeap<Reverse<(u64, usize)>>,
     yielders: Vec<*const Yielder<(), ()>>,
+    /// Per fiber: its `FiberLocal` values (boxed, freed when it ends).
     pub(crate) locals: Vec<HashMap<usize, Box<dyn Any>>>,
     switches: u64,
 }
 
 thread_local! {
-    static SIM: RefCell<Option<Box<Sim>>> = const { RefCell::new(None) };
+    /// The simulation running on this OS thread (null when none). Set and
+    /// cleared by `Vm::run`, which owns the box.
+    static SIM: Cell<*mut Sim> = const { Cell::new(core::ptr::null_mut()) };
+}
+
+/// The running simulation's state, if the caller is one of its fibers.
+///
+/// # Safety
+/// The caller must not keep the reference across a fiber switch (a
+/// `suspend`) or a call that may reach another hook: every hook takes its
+/// own short-lived reference, and the scheduler uses the state only while
+/// no fiber runs, so no two references are live at once.
+#[inline]
+unsafe fn fiber_sim<'a>() -> Option<&'a mut Sim> {
+    let p = SIM.with(|c| c.get());
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: `p` points to the box `Vm::run` owns until it clears `SIM`
+    // (same OS thread); exclusivity is the caller's contract.
+    let s = unsafe { &mut *p };
+    (s.in_fiber && !s.dead).then_some(s)
 }
 
 /// Runs `f` on the running simulation's state if the caller is one of its
 /// fibers; `None` otherwise (outside any VM, or after the run ended).
+/// `f` must not call back into the VM.
 #[inline]
 pub(crate) fn with_fiber<R>(f: impl FnOnce(&mut Sim, usize) -> R) -> Option<R> {
-    SIM.with(|cell| {
-        let mut g = cell.borrow_mut();
-        match g.as_deref_mut() {
-            Some(s) if s.in_fiber && !s.dead => {
-                let me = s.current;
-                Some(f(s, me))
-            }
-            _ => None,
-        }
-    })
+    // SAFETY: the reference lives for this call only and `f` does not
+    // re-enter the VM (crate-internal closures only).
+    let s = unsafe { fiber_sim() }?;
+    let me = s.current;
+    Some(f(s, me))
 }
 
 /// Lets every virtual thread whose clock is earlier than the caller's run
@@ -71,27 +89,28 @@ pub fn interleave() {
 /// next operation happens at its own virtual time. False outside a VM.
 #[inline]
 fn sync_point() -> bool {
-    let wait = with_fiber(|s, me| match s.ready.peek() {
-        Some(&Reverse(first)) if first < (s.clocks[me], me) => Some(s.yielders[me]),
-        _ => None,
-    });
-    match wait {
-        None => false,
-        Some(None) => true,
-        Some(Some(y)) => {
-            // SAFETY: `y` is the yielder passed to this fiber's body (stored
-            // by `spawn`'s wrapper when the body started); the body is still
-            // running, since we are on its stack, so the yielder is alive.
-            // The borrow of the simulation state was dropped above.
-            unsafe { (*y).suspend(()) };
-            true
+    let y = {
+        // SAFETY: the reference is dropped before the suspend below.
+        let Some(s) = (unsafe { fiber_sim() }) else {
+            return false;
+        };
+        let me = s.current;
+        match s.ready.peek() {
+            Some(&Reverse(first)) if first < (s.clocks[me], me) => s.yielders[me],
+            _ => return true,
         }
-    }
+    };
+    // SAFETY: `y` is the yielder passed to this fiber's body (stored by
+    // `spawn`'s wrapper when the body started); the body is still running,
+    // since we are on its stack, so the yielder is alive.
+    unsafe { (*y).suspend(()) };
+    true
 }
 
 /// Charges an access to `addr` by the calling virtual thread at its virtual
-/// time (after every thread with an earlier clock has run up to it) and
-/// moves its clock to the access's completion. Does nothing outside a VM.
+/// time (after every thread with an earlier clock has run up to it); the
+/// access takes effect when the line is there (at once for a hit), and the
+/// clock moves to its completion. Does nothing outside a VM.
 #[inline]
 pub fn access(addr: usize, kind: Access) {
     if !sync_point() {
@@ -100,14 +119,19 @@ pub fn access(addr: usize, kind: Access) {
     let pending = with_fiber(|s, me| {
         let line = s.mem.line_of(addr);
         let r = s.mem.reserve(s.cpus[me], kind, line, s.clocks[me]);
-        s.clocks[me] = r.exec_at;
-        (line, r)
+        if r.hit {
+            s.clocks[me] = s.mem.apply(s.cpus[me], kind, line, r);
+            None
+        } else {
+            s.clocks[me] = r.exec_at;
+            Some((line, r))
+        }
     });
-    let Some((line, r)) = pending else { return };
-    if !r.hit {
-        // Wait for the line: the operation takes effect when it arrives.
-        sync_point();
-    }
+    let Some(Some((line, r))) = pending else {
+        return;
+    };
+    // Wait for the line: the operation takes effect when it arrives.
+    sync_point();
     with_fiber(|s, me| {
         s.clocks[me] = s.mem.apply(s.cpus[me], kind, line, r);
     });
@@ -278,9 +302,9 @@ impl Vm {
     /// a thread passes `Costs::max_virtual_ns`.
     pub fn run(self) -> Report {
         let n = self.threads.len();
-        let installed = SIM.with(|c| c.borrow().is_some());
+        let installed = !SIM.with(|c| c.get()).is_null();
         assert!(!installed, "ron-vm: a VM is already running on this thread");
-        let sim = Sim {
+        let sim = Box::new(Sim {
             mem: Memory::new(self.machine, &self.costs),
             pause: ns_to_ps(self.costs.pause_ns),
             yield_: ns_to_ps(self.costs.yield_ns),
@@ -294,8 +318,9 @@ impl Vm {
             yielders: vec![core::ptr::null(); n],
             locals: (0..n).map(|_| HashMap::new()).collect(),
             switches: 0,
-        };
-        SIM.with(|c| *c.borrow_mut() = Some(Box::new(sim)));
+        });
+        let sim = Box::into_raw(sim);
+        SIM.with(|c| c.set(sim));
         let mut fibers: Vec<Option<Fiber>> = Vec::with_capacity(n);
         for (i, (_, f)) in self.threads.into_iter().enumerate() {
             let stack =
@@ -303,56 +328,65 @@ impl Vm {
             fibers.push(Some(Coroutine::with_stack(
                 stack,
                 move |y: &Yielder<(), ()>, ()| {
-                    SIM.with(|c| {
-                        if let Some(s) = c.borrow_mut().as_deref_mut() {
-                            s.yielders[i] = y as *const _;
-                        }
+                    with_fiber(|s, me| {
+                        debug_assert_eq!(me, i);
+                        s.yielders[me] = y as *const _;
                     });
                     f();
                 },
             )));
         }
         let outcome = catch_unwind(AssertUnwindSafe(|| {
-            let sim = |f: &mut dyn FnMut(&mut Sim)| {
-                SIM.with(|c| f(c.borrow_mut().as_deref_mut().expect("simulation state")))
+            // SAFETY (all uses of `st` below): no fiber runs while the
+            // scheduler holds this reference; it is re-derived after every
+            // resume, and hooks take theirs only while a fiber runs.
+            let st = || unsafe { &mut *sim };
+            let Some(Reverse((_, mut i))) = st().ready.pop() else {
+                return;
             };
             loop {
-                let mut next = None;
-                sim(&mut |s| {
-                    if let Some(Reverse((_, i))) = s.ready.pop() {
-                        s.current = i;
-                        s.in_fiber = true;
-                        s.switches += 1;
-                        next = Some(i);
-                    }
-                });
-                let Some(i) = next else { break };
+                let s = st();
+                s.current = i;
+                s.in_fiber = true;
+                s.switches += 1;
                 let r = fibers[i].as_mut().expect("runnable fiber").resume(());
-                sim(&mut |s| {
-                    s.in_fiber = false;
-                    if let CoroutineResult::Yield(()) = r {
-                        s.ready.push(Reverse((s.clocks[i], i)));
-                    } else {
-                        s.locals[i].clear();
+                let s = st();
+                s.in_fiber = false;
+                match r {
+                    CoroutineResult::Yield(()) => {
+                        // Put `i` back and take the earliest: one sift.
+                        let Some(mut top) = s.ready.peek_mut() else {
+                            continue;
+                        };
+                        let Reverse(next) = *top;
+                        *top = Reverse((s.clocks[i], i));
+                        drop(top);
+                        i = next.1;
                     }
-                });
-                if matches!(r, CoroutineResult::Return(())) {
-                    fibers[i] = None;
+                    CoroutineResult::Return(()) => {
+                        let locals = std::mem::take(&mut s.locals[i]);
+                        fibers[i] = None;
+                        drop(locals);
+                        match st().ready.pop() {
+                            Some(Reverse((_, next))) => i = next,
+                            None => break,
+                        }
+                    }
                 }
             }
         }));
         // From here on the hooks do nothing, so fibers unwound by the drop
         // below (after a panic) run their destructors without the VM.
-        SIM.with(|c| {
-            if let Some(s) = c.borrow_mut().as_deref_mut() {
-                s.dead = true;
-                s.in_fiber = false;
-            }
-        });
+        // SAFETY: no fiber runs; see above.
+        unsafe {
+            (*sim).dead = true;
+            (*sim).in_fiber = false;
+        }
         drop(fibers);
-        let sim = SIM
-            .with(|c| c.borrow_mut().take())
-            .expect("simulation state");
+        SIM.with(|c| c.set(core::ptr::null_mut()));
+        // SAFETY: `sim` came from `Box::into_raw` above and nothing refers
+        // to it any more (`SIM` is cleared, the fibers are gone).
+        let sim = unsafe { Box::from_raw(sim) };
         if let Err(p) = outcome {
             resume_unwind(p);
         }

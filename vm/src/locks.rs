@@ -29,14 +29,23 @@ pub fn has_slots(name: &str) -> bool {
     matches!(name, "ron" | "nxt-ron" | "ron-plock" | "ron-ticket")
 }
 
+/// The waiting policy of the locks that take one (all but `ron`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RelaxKind {
+    /// The lock's default (`SpinThenYield`: backoff up to 64 pauses, then yields).
+    Default,
+    /// One pause per look (what the policy simulator assumes: waiters react at once).
+    Spin,
+}
+
 macro_rules! with_slots {
-    ($slots:expr, $name:expr, $vm:expr, $p:expr, [$($s:literal),*]) => {
+    ($slots:expr, $name:expr, $vm:expr, $p:expr, $r:ty, [$($s:literal),*]) => {
         match $slots {
             $($s => match $name {
                 "ron" => Ok(run::<rc::RonRaw<$s>>($vm, $p)),
-                "nxt-ron" => Ok(run::<rc::NxtRon<$s>>($vm, $p)),
-                "ron-plock" => Ok(run::<rc::RonPlock<$s>>($vm, $p)),
-                "ron-ticket" => Ok(run::<rc::RonTicket<$s>>($vm, $p)),
+                "nxt-ron" => Ok(run::<rc::NxtRon<$s, $r>>($vm, $p)),
+                "ron-plock" => Ok(run::<rc::RonPlock<$s, $r>>($vm, $p)),
+                "ron-ticket" => Ok(run::<rc::RonTicket<$s, $r>>($vm, $p)),
                 _ => unreachable!(),
             },)*
             s => Err(format!("--slots {s}: one of {SLOTS:?}")),
@@ -44,27 +53,41 @@ macro_rules! with_slots {
     };
 }
 
-/// Runs point `p` with lock `name` (`slots` for the RON locks, 16 by default).
-pub fn run_named(
+fn run_relax<R: rc::relax::Relax + 'static>(
     name: &str,
     slots: usize,
     vm: &VirtualMachine,
     p: &Point,
 ) -> Result<RunStats, String> {
     if has_slots(name) {
-        return with_slots!(slots, name, vm, p, [16, 32, 64, 128, 256, 512]);
+        return with_slots!(slots, name, vm, p, R, [16, 32, 64, 128, 256, 512]);
     }
     Ok(match name {
-        "sh-ron" => run::<rc::ShRon>(vm, p),
-        "mcs" => run::<rc::Mcs>(vm, p),
-        "cna" => run::<rc::Cna>(vm, p),
-        "cbo-mcs" => run::<rc::CBoMcs<8>>(vm, p),
-        "fsl" => run::<rc::Fsl<4>>(vm, p),
-        "ticket" => run::<rc::Ticket>(vm, p),
-        "ttas" => run::<rc::Ttas>(vm, p),
-        "tas" => run::<rc::Tas>(vm, p),
+        "sh-ron" => run::<rc::ShRon<R>>(vm, p),
+        "mcs" => run::<rc::Mcs<R>>(vm, p),
+        "cna" => run::<rc::Cna<16, true, R>>(vm, p),
+        "cbo-mcs" => run::<rc::CBoMcs<8, R>>(vm, p),
+        "fsl" => run::<rc::Fsl<4, 16, R>>(vm, p),
+        "ticket" => run::<rc::Ticket<R>>(vm, p),
+        "ttas" => run::<rc::Ttas<R>>(vm, p),
+        "tas" => run::<rc::Tas<R>>(vm, p),
         other => return Err(format!("unknown lock {other:?}; one of {NAMES:?}")),
     })
+}
+
+/// Runs point `p` with lock `name` (`slots` for the RON locks) and waiting
+/// policy `relax` (`ron` has its own).
+pub fn run_named(
+    name: &str,
+    slots: usize,
+    relax: RelaxKind,
+    vm: &VirtualMachine,
+    p: &Point,
+) -> Result<RunStats, String> {
+    match relax {
+        RelaxKind::Default => run_relax::<rc::relax::DefaultRelax>(name, slots, vm, p),
+        RelaxKind::Spin => run_relax::<rc::relax::Spin>(name, slots, vm, p),
+    }
 }
 
 /// The smallest supported slot count with one slot per CPU of `n`

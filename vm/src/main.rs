@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use ron_vm::Costs;
-use ron_vm_bench::locks::{self, NAMES};
+use ron_vm_bench::locks::{self, NAMES, RelaxKind};
 use ron_vm_bench::report::{Format, Row, RowKey, render};
 use ron_vm_bench::{Placement, Point, VirtualMachine};
 
@@ -35,6 +35,9 @@ struct Args {
     /// Slots of the RON locks: a number, or `cpu` (one per CPU).
     #[arg(long, default_value = "16")]
     slots: String,
+    /// Waiting policy of the locks that take one.
+    #[arg(long, value_enum, default_value_t = RelaxKind::Default)]
+    relax: RelaxKind,
     /// Where threads run.
     #[arg(long, value_enum, default_value_t = Placement::Route)]
     placement: Placement,
@@ -88,6 +91,13 @@ fn real_main() -> Result<(), String> {
     let a = Args::parse();
     let vm = VirtualMachine::load(&a.machine)?;
     let n = vm.n();
+    eprintln!(
+        "# {}: {n} CPUs, FIFO mean {:.1} ns, route {:.1} ns per lap ({:.1} ns per hop)",
+        vm.name,
+        vm.matrix.fifo_mean(),
+        vm.matrix.tour_cost(&vm.route),
+        vm.matrix.tour_cost(&vm.route) / n as f64
+    );
     let locks: Vec<String> = if a.lock.trim() == "all" {
         NAMES.iter().map(|s| s.to_string()).collect()
     } else {
@@ -131,7 +141,7 @@ fn real_main() -> Result<(), String> {
                     seed: a.seed,
                     costs: costs.clone(),
                 };
-                let s = locks::run_named(lock, slots, &vm, &p)?;
+                let s = locks::run_named(lock, slots, a.relax, &vm, &p)?;
                 let key = RowKey {
                     machine: &vm.name,
                     lock,
