@@ -56,6 +56,8 @@ pub struct RunStats {
     pub wall_s: f64,
     /// Fiber switches of the executor.
     pub switches: u64,
+    /// What the cost model charged over the whole run.
+    pub memory: ron_vm::CostStats,
 }
 
 impl RunStats {
@@ -218,5 +220,6 @@ pub fn run<R: RawMutex + 'static>(vm: &VirtualMachine, p: &Point) -> RunStats {
         exclusion_ok,
         wall_s: wall.elapsed().as_secs_f64(),
         switches: report.switches,
+        memory: report.stats,
     }
 }

@@ -1,16 +1,17 @@
 //! The VM against the policy simulator's prices (`ron simulate`) where both
-//! model the same thing: at full contention (every CPU, nCS much larger
-//! than the critical section, K = 0), a FIFO lock hands over to an
-//! arbitrary CPU (the matrix's FIFO mean) and a RON lock with one slot per
-//! CPU to the next CPU along the route (tour cost / n). The VM also pays
-//! for the lock-word traffic (spinners re-reading the released word, slot
-//! and bitmap lines, the in-use flag), which the policy simulator leaves
-//! out. Measured: `Ticket` agrees with the FIFO mean within 10 % (its
-//! lock word is the only line that moves, and with nCS = 2 us it is read
-//! by few spinners at a time); the RON locks do not, their residual (slot,
-//! bitmap and in-use lines moving at every handover) is several times the
-//! route hop. The test checks the first, prints every residual, and checks
-//! that no RON handover is cheaper than the route hop the policy prices.
+//! model the same thing: every CPU contends, nCS (2 us) is much larger than
+//! the critical section (K = 0: no data lines), so a FIFO lock's handover
+//! is one transfer of the lock line to an arbitrary CPU (the matrix's FIFO
+//! mean) and a RON lock with one slot per CPU hands over to the next CPU
+//! along the route (tour cost / n). Measured: `Ticket` agrees with the FIFO
+//! mean within 10 % (here the holder releases before the next request for
+//! the line arrives, so the line transfer is the whole handover). The RON
+//! locks pay a residual the policy simulator leaves out (the slot, bitmap
+//! and in-use lines move at every handover, and waiters re-read them); the
+//! test prints it and checks that no RON handover is cheaper than the hop
+//! the policy prices. (With K >= 1 a ticket release is re-read by every
+//! spinner, one transfer after the other, and its handover grows to
+//! microseconds: the coherence storm of `shapes.rs`.)
 
 mod common;
 
