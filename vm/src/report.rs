@@ -67,6 +67,9 @@ pub struct Row {
     /// differs between runs, so `--no-wall` leaves it out).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wall_s: Option<f64>,
+    /// CPU seconds of the simulation (left out with `--no-wall` too).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_s: Option<f64>,
 }
 
 /// The inputs of a row besides the statistics.
@@ -122,6 +125,7 @@ impl Row {
             exclusion_ok: s.exclusion_ok,
             per_thread: s.per_thread.clone(),
             wall_s: k.wall.then_some(s.wall_s),
+            cpu_s: k.wall.then_some(s.cpu_s),
         }
     }
 }
@@ -143,12 +147,12 @@ pub fn render(rows: &[Row], format: Format) -> String {
         Format::Json => serde_json::to_string_pretty(rows).expect("rows serialize") + "\n",
         Format::Csv => {
             let mut out = String::from(
-                "machine,virtual,workload,lock,slots,threads,placement,ncs_ns,cs_lines,duration_s,pinned,seed,mlocks_per_s,total,fairness_factor,cv,p50_ns,p99_ns,p999_ns,handover_ns,handover_p50_ns,handovers,exclusion_ok,per_thread,wall_s\n",
+                "machine,virtual,workload,lock,slots,threads,placement,ncs_ns,cs_lines,duration_s,pinned,seed,mlocks_per_s,total,fairness_factor,cv,p50_ns,p99_ns,p999_ns,handover_ns,handover_p50_ns,handovers,exclusion_ok,per_thread,wall_s,cpu_s\n",
             );
             for r in rows {
                 let per: Vec<String> = r.per_thread.iter().map(|c| c.to_string()).collect();
                 out += &format!(
-                    "{},{},{},{},{},{},{},{},{},{:.9},{},{},{:.4},{},{:.4},{:.4},{:.1},{:.1},{:.1},{:.2},{:.2},{},{},{},{}\n",
+                    "{},{},{},{},{},{},{},{},{},{:.9},{},{},{:.4},{},{:.4},{:.4},{:.1},{:.1},{:.1},{:.2},{:.2},{},{},{},{},{}\n",
                     r.machine,
                     r.is_virtual,
                     r.workload,
@@ -173,7 +177,8 @@ pub fn render(rows: &[Row], format: Format) -> String {
                     r.handovers,
                     r.exclusion_ok,
                     per.join(";"),
-                    r.wall_s.map(|w| format!("{w:.3}")).unwrap_or_default()
+                    r.wall_s.map(|w| format!("{w:.3}")).unwrap_or_default(),
+                    r.cpu_s.map(|w| format!("{w:.3}")).unwrap_or_default()
                 );
             }
             out
@@ -193,7 +198,7 @@ pub fn render(rows: &[Row], format: Format) -> String {
                 "p99_ns",
                 "fair",
                 "excl",
-                "wall_s"
+                "cpu_s"
             );
             for r in rows {
                 out += &format!(
@@ -210,7 +215,7 @@ pub fn render(rows: &[Row], format: Format) -> String {
                     r.p99_ns,
                     r.fairness_factor,
                     if r.exclusion_ok { "ok" } else { "FAIL" },
-                    r.wall_s
+                    r.cpu_s
                         .map(|w| format!("{w:.2}"))
                         .unwrap_or_else(|| "-".into())
                 );

@@ -54,6 +54,9 @@ pub struct RunStats {
     pub exclusion_ok: bool,
     /// Wall-clock seconds the simulation took.
     pub wall_s: f64,
+    /// CPU seconds the simulation took (its thread's CPU time: on a loaded
+    /// host this is the cost of the simulation, the wall time is not).
+    pub cpu_s: f64,
     /// Fiber switches of the executor.
     pub switches: u64,
     /// What the cost model charged over the whole run.
@@ -110,6 +113,7 @@ struct Shared {
 /// Runs the micro workload with lock `R` on `vm`.
 pub fn run<R: RawMutex + 'static>(vm: &VirtualMachine, p: &Point) -> RunStats {
     let wall = Instant::now();
+    let cpu = thread_cpu_s();
     ron_core::route::install(&vm.route).expect("the route is a permutation of the matrix indices");
     let mut sim = Vm::new(vm.to_vm_machine(), p.costs.clone());
     let lock: Rc<Block<R>> = Rc::new(Block(R::INIT));
@@ -219,7 +223,19 @@ pub fn run<R: RawMutex + 'static>(vm: &VirtualMachine, p: &Point) -> RunStats {
         per_thread,
         exclusion_ok,
         wall_s: wall.elapsed().as_secs_f64(),
+        cpu_s: thread_cpu_s() - cpu,
         switches: report.switches,
         memory: report.stats,
     }
+}
+
+/// The calling thread's CPU time in seconds (0 where unsupported).
+fn thread_cpu_s() -> f64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid, writable timespec; the call only writes it.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return 0.0;
+    }
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
