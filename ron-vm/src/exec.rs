@@ -337,10 +337,13 @@ impl Vm {
             )));
         }
         let outcome = catch_unwind(AssertUnwindSafe(|| {
-            // SAFETY (all uses of `st` below): no fiber runs while the
-            // scheduler holds this reference; it is re-derived after every
-            // resume, and hooks take theirs only while a fiber runs.
-            let st = || unsafe { &mut *sim };
+            let st = || {
+                // SAFETY: `sim` is the live box from above. No fiber runs
+                // while the scheduler holds this reference; it is
+                // re-derived after every resume, and hooks take theirs
+                // only while a fiber runs.
+                unsafe { &mut *sim }
+            };
             let Some(Reverse((_, mut i))) = st().ready.pop() else {
                 return;
             };

@@ -61,20 +61,15 @@ struct Args {
     line_bytes: usize,
 }
 
-fn list<T: std::str::FromStr>(s: &str, all: Option<T>) -> Result<Vec<T>, String> {
+fn floats(s: &str, what: &str) -> Result<Vec<f64>, String> {
     s.split(',')
-        .map(|x| x.trim())
+        .map(str::trim)
         .filter(|x| !x.is_empty())
-        .map(|x| match (x, &all) {
-            ("all", Some(_)) => Ok(None),
-            _ => x
-                .parse::<T>()
-                .map(Some)
-                .map_err(|_| format!("cannot parse {x:?}")),
+        .map(|x| {
+            x.parse::<f64>()
+                .map_err(|_| format!("{what}: cannot parse {x:?}"))
         })
-        .map(|r| r.map(|v| v.or_else(|| all.as_ref().map(|_| unreachable!()))))
-        .collect::<Result<Vec<Option<T>>, String>>()
-        .map(|v| v.into_iter().flatten().collect())
+        .collect()
 }
 
 fn main() -> ExitCode {
@@ -116,7 +111,7 @@ fn real_main() -> Result<(), String> {
     if let Some(&t) = threads.iter().find(|&&t| t == 0 || t > n) {
         return Err(format!("--threads {t}: the machine has {n} CPUs"));
     }
-    let ncs: Vec<f64> = list(&a.ncs, None::<f64>)?;
+    let ncs = floats(&a.ncs, "--ncs")?;
     let slots = match a.slots.trim() {
         "cpu" => locks::slots_per_cpu(n),
         s => s

@@ -231,7 +231,10 @@ pub fn run<R: RawMutex + 'static>(vm: &VirtualMachine, p: &Point) -> RunStats {
 
 /// The calling thread's CPU time in seconds (0 where unsupported).
 fn thread_cpu_s() -> f64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: `ts` is a valid, writable timespec; the call only writes it.
     let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     if rc != 0 {

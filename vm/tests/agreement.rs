@@ -23,7 +23,7 @@ fn check(vm: &VirtualMachine, acq: u64) {
     let fifo = vm.matrix.fifo_mean();
     let hop = vm.matrix.tour_cost(&vm.route) / n as f64;
     let slots = slots_per_cpu(n);
-    let mut handover = |lock: &str| {
+    let handover = |lock: &str| {
         let s = common::point(vm, lock, slots, RelaxKind::Spin, n, 2000.0, 0, acq);
         assert!(s.exclusion_ok);
         s.handover_ns
