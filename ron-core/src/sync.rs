@@ -43,7 +43,7 @@ pub(crate) fn spin_loop() {
 }
 
 /// Gives the CPU away: `std::thread::yield_now`, or the VM's.
-#[cfg(feature = "std")]
+#[cfg(all(feature = "std", not(loom)))]
 #[inline]
 pub(crate) fn yield_now() {
     #[cfg(ron_vm)]
@@ -55,12 +55,12 @@ pub(crate) fn yield_now() {
 #[cfg(all(feature = "std", ron_vm))]
 pub(crate) use ron_vm::Instant;
 /// The clock of time-based waits: `std`'s, or the VM's virtual clock.
-#[cfg(all(feature = "std", not(ron_vm)))]
+#[cfg(all(feature = "std", not(loom), not(ron_vm)))]
 pub(crate) use std::time::Instant;
 
 /// Thread-local state: `std`'s, or per virtual thread under the VM (whose
 /// threads all share one OS thread).
-#[cfg(all(feature = "std", not(ron_vm)))]
+#[cfg(all(feature = "std", not(loom), not(ron_vm)))]
 pub(crate) use std::thread_local;
 #[cfg(ron_vm)]
 macro_rules! vm_thread_local {
