@@ -110,8 +110,13 @@ struct Shared {
     owner: RefCell<Vec<(usize, Option<u64>, u64)>>,
 }
 
+/// ron-core's route (and `ShRon`'s wait table) are process-wide: runs in
+/// one process take turns, so that parallel tests cannot see each other's.
+static ONE_RUN_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Runs the micro workload with lock `R` on `vm`.
 pub fn run<R: RawMutex + 'static>(vm: &VirtualMachine, p: &Point) -> RunStats {
+    let _turn = ONE_RUN_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let wall = Instant::now();
     let cpu = thread_cpu_s();
     ron_core::route::install(&vm.route).expect("the route is a permutation of the matrix indices");
