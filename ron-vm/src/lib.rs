@@ -26,15 +26,22 @@
 //! the line cannot start. `L[a][b]` is the matrix entry (one-way handover
 //! latency, as measured by a ping-pong: round trip / 2).
 //!
-//! | access by CPU `me` at time `t` | cost | new state |
-//! |---|---|---|
-//! | load, `me` owns or shares the line | `hit_ns` (1) | unchanged |
-//! | load, miss | `L[src][me]`, src = the owner, else the nearest sharer (else `cold_ns`), starting at `max(t, busy_until)`; `busy_until` = its end | shared by the old owner, the old sharers and `me` |
-//! | store / RMW, `me` owns the line | `hit_ns` (+ `rmw_ns`) | unchanged |
-//! | store / RMW, otherwise | from `max(t, busy_until)`: `max(transfer, invalidation) + hit_ns` (+ `rmw_ns`); transfer = `L[owner][me]` (0 if `me` shares the line, the nearest sharer or `cold_ns` otherwise), invalidation = `max L[me][s]` over the other sharers; `busy_until` = start + transfer | owned by `me` |
-//! | [`pause`] | `pause_ns` (40: an x86 `pause` is ~140 cycles on Skylake and later) | - |
-//! | [`yield_now`] | `yield_ns` (300: a `sched_yield` syscall with nothing else to run); returns at once, one thread per CPU | - |
-//! | [`work`]`(ns)` | `ns` | - |
+//! A miss does not take effect when it is issued but when the line arrives:
+//! it queues behind the transfers already asked for (`busy_until`), the
+//! line comes from the CPU that asked last (it will hold it by then), else
+//! the owner, else the nearest sharer, else DRAM (`cold_ns`), and until it
+//! arrives the line's holders keep using it (so a lock holder that re-takes
+//! its lock before a waiter's request arrives does so with a hit).
+//!
+//! | access by CPU `me` issued at `t` | takes effect at | caller goes on at | new state |
+//! |---|---|---|---|
+//! | load, `me` owns or shares the line | `t` | `t + hit_ns` (1) | unchanged |
+//! | store / RMW, `me` owns the line | `t` | `t + hit_ns` (+ `rmw_ns`) | unchanged |
+//! | store / RMW, `me` shares the line, no transfer pending | `t` | `t` + the slowest invalidation `max L[me][s]` over the other sharers + `hit_ns` (+ `rmw_ns`) | owned by `me` |
+//! | any other access (a miss) | `a = start + L[src][me]` with `start = max(t, busy_until)`; then `busy_until = a` | load: `a`; store / RMW: `max(a, start + invalidation) + hit_ns` (+ `rmw_ns`) | load: shared by the old owner, the sharers and `me`; store / RMW: owned by `me` |
+//! | [`pause`] | | `t + pause_ns` (40: an x86 `pause` is ~140 cycles on Skylake and later) | - |
+//! | [`yield_now`] | | `t + yield_ns` (300: a `sched_yield` syscall with nothing else to run); returns at once, one thread per CPU | - |
+//! | [`work`]`(ns)` | | `t + ns` | - |
 //!
 //! A ping-pong between CPUs `a` and `b` thus pays `L[a][b] + L[b][a]` per
 //! round trip (plus hits), and a release seen by `k` spinners is re-read `k`
@@ -44,9 +51,12 @@
 //! ## Approximations
 //! * Sequential consistency: no store buffers, no reordering, no speculative
 //!   loads; fences are free. A plain store stalls its writer like an RMW.
-//! * The value of an access is the one in memory when the access *starts*;
-//!   only its cost waits for the line (so a load that queues behind other
-//!   transfers returns the value it would have seen when issued).
+//! * The line state of a miss is decided when it is issued (source,
+//!   queue position) and applied when it arrives; in between, other
+//!   accesses see the old state.
+//! * Reads of one line are serialized like writes (`busy_until`); real
+//!   directories and shared caches overlap some of them, so read storms
+//!   are on the pessimistic side.
 //! * Invalidations run in parallel with the data transfer and do not delay
 //!   later readers; the home agent / directory, queueing in the
 //!   interconnect (other than per line), caches' capacity, DRAM, SMT
