@@ -69,6 +69,11 @@ pub fn current_cpu() -> usize {
         let f = unsafe { core::mem::transmute::<*mut (), Provider>(p) };
         return f();
     }
+    // Under the VM harness a virtual thread runs on its virtual CPU.
+    #[cfg(ron_vm)]
+    if ron_vm::in_vm() {
+        return ron_vm::current_cpu();
+    }
     builtin()
 }
 

@@ -21,7 +21,7 @@
 //! Without `std`, [`DefaultRelax`] is [`Backoff`]; with `std` it is
 //! [`SpinThenYield`]. Under `cfg(loom)` every policy is a loom yield point.
 
-use crossbeam_utils::Backoff as CbBackoff;
+use crate::sync::Backoff as CbBackoff;
 
 /// A waiting strategy; `relax` is called once per failed look at the lock.
 ///
@@ -87,7 +87,7 @@ impl Relax for Yield {
         #[cfg(any(loom, shuttle))]
         crate::sync::spin_loop();
         #[cfg(not(any(loom, shuttle)))]
-        std::thread::yield_now();
+        crate::sync::yield_now();
     }
 }
 

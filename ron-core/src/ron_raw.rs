@@ -154,7 +154,7 @@ struct Watch {
     last: u32,
     looks: u32,
     #[cfg(all(feature = "std", not(loom), not(shuttle)))]
-    since: Option<std::time::Instant>,
+    since: Option<crate::sync::Instant>,
 }
 
 impl Watch {
@@ -185,7 +185,7 @@ impl Watch {
         self.looks += 1;
         #[cfg(all(feature = "std", not(loom), not(shuttle)))]
         if word & TAG == HANDED {
-            let since = *self.since.get_or_insert_with(std::time::Instant::now);
+            let since = *self.since.get_or_insert_with(crate::sync::Instant::now);
             return since.elapsed().as_nanos() as u64 >= PATIENCE_NS;
         }
         self.looks >= PATIENCE
@@ -408,7 +408,7 @@ fn give_cpu_away(spins: u32) -> u32 {
 }
 
 #[cfg(all(feature = "std", not(loom), not(shuttle)))]
-std::thread_local! {
+crate::sync::thread_local! {
     /// Whether this thread's last yield in a `RonRaw` wait let another
     /// thread run (its CPU is oversubscribed); read by its next wait.
     static OVERSUBSCRIBED: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
@@ -425,8 +425,8 @@ fn cpu_looked_shared() -> bool {
 /// answer for [`cpu_looked_shared`].
 #[cfg(all(feature = "std", not(loom), not(shuttle)))]
 fn yield_cpu() -> bool {
-    let t0 = std::time::Instant::now();
-    std::thread::yield_now();
+    let t0 = crate::sync::Instant::now();
+    crate::sync::yield_now();
     let quick = (t0.elapsed().as_nanos() as u64) < QUICK_YIELD_NS;
     OVERSUBSCRIBED.with(|o| o.set(!quick));
     quick

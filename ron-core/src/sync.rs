@@ -9,6 +9,11 @@
 //! non-const `new()` and the `lock_api` impls (which need `const INIT`) are
 //! compiled out; shuttle's are `const`, so under shuttle everything stays.
 //! When both cfgs are set, loom wins.
+//!
+//! Under `cfg(ron_vm)` (the virtual-machine harness in `vm/`, never a normal
+//! build) the atomics, `spin_loop`, `yield_now`, the clock, the backoff and
+//! thread-local state come from `ron-vm`: every operation is priced on a
+//! virtual many-core machine and thread-locals are per virtual thread.
 
 #[cfg(loom)]
 #[allow(unused_imports)]
@@ -25,11 +30,14 @@ pub(crate) use shuttle::sync::atomic::{
     AtomicBool, AtomicU8, AtomicU32, AtomicU64, AtomicUsize, fence,
 };
 
-#[cfg(not(any(loom, shuttle)))]
+#[cfg(not(any(loom, shuttle, ron_vm)))]
 #[allow(unused_imports)]
 pub(crate) use core::sync::atomic::{
     AtomicBool, AtomicU8, AtomicU32, AtomicU64, AtomicUsize, fence,
 };
+#[cfg(all(ron_vm, not(loom), not(shuttle)))]
+#[allow(unused_imports)]
+pub(crate) use ron_vm::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, AtomicUsize, fence};
 
 pub(crate) use core::sync::atomic::Ordering;
 
@@ -42,8 +50,85 @@ pub(crate) fn spin_loop() {
     loom::thread::yield_now();
     #[cfg(all(shuttle, not(loom)))]
     shuttle::thread::yield_now();
-    #[cfg(not(any(loom, shuttle)))]
+    #[cfg(all(ron_vm, not(loom), not(shuttle)))]
+    ron_vm::pause();
+    #[cfg(not(any(loom, shuttle, ron_vm)))]
     core::hint::spin_loop();
+}
+
+/// Gives the CPU away: `std::thread::yield_now`, or the VM's.
+#[cfg(all(feature = "std", not(loom), not(shuttle)))]
+#[inline]
+pub(crate) fn yield_now() {
+    #[cfg(ron_vm)]
+    ron_vm::yield_now();
+    #[cfg(not(ron_vm))]
+    std::thread::yield_now();
+}
+
+#[cfg(all(feature = "std", ron_vm))]
+pub(crate) use ron_vm::Instant;
+/// The clock of time-based waits: `std`'s, or the VM's virtual clock.
+#[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
+pub(crate) use std::time::Instant;
+
+/// Thread-local state: `std`'s, or per virtual thread under the VM (whose
+/// threads all share one OS thread).
+#[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
+pub(crate) use std::thread_local;
+#[cfg(ron_vm)]
+macro_rules! vm_thread_local {
+    ($(#[$m:meta])* static $name:ident: $t:ty = const { $init:expr };) => {
+        $(#[$m])*
+        static $name: ron_vm::FiberLocal<$t> = ron_vm::FiberLocal::new(|| $init);
+    };
+}
+#[cfg(ron_vm)]
+pub(crate) use vm_thread_local as thread_local;
+
+/// Exponential backoff of the relax policies: crossbeam's, or under the VM
+/// the same steps with the VM's pause and yield.
+#[cfg(not(ron_vm))]
+pub(crate) use crossbeam_utils::Backoff;
+
+/// crossbeam-utils 0.8's `Backoff` (same limits and steps) on VM pauses.
+#[cfg(ron_vm)]
+#[derive(Debug, Default)]
+pub(crate) struct Backoff {
+    step: core::cell::Cell<u32>,
+}
+
+#[cfg(ron_vm)]
+impl Backoff {
+    const SPIN_LIMIT: u32 = 6;
+    const YIELD_LIMIT: u32 = 10;
+
+    /// 2^step pauses (step capped at 6).
+    #[inline]
+    pub(crate) fn spin(&self) {
+        for _ in 0..1u32 << self.step.get().min(Self::SPIN_LIMIT) {
+            ron_vm::pause();
+        }
+        if self.step.get() <= Self::SPIN_LIMIT {
+            self.step.set(self.step.get() + 1);
+        }
+    }
+
+    /// 2^step pauses while step <= 6, then a yield per call.
+    #[cfg(feature = "std")]
+    #[inline]
+    pub(crate) fn snooze(&self) {
+        if self.step.get() <= Self::SPIN_LIMIT {
+            for _ in 0..1u32 << self.step.get() {
+                ron_vm::pause();
+            }
+        } else {
+            ron_vm::yield_now();
+        }
+        if self.step.get() <= Self::YIELD_LIMIT {
+            self.step.set(self.step.get() + 1);
+        }
+    }
 }
 
 /// Declares a constructor that is `const` normally and non-const under loom.

@@ -1,0 +1,90 @@
+//! A deterministic virtual many-core machine for lock code.
+//!
+//! `ron-vm` runs real, unchanged concurrent code on `n` virtual CPUs and
+//! prices every shared-memory operation with a core-to-core latency matrix,
+//! so that a 2-CPU host can answer "what would this lock do on a 128-CPU,
+//! 2-socket machine". It is a **performance model**, sequentially
+//! consistent, not a weak-memory checker.
+//!
+//! ## Executor
+//! Each virtual thread is a stackful fiber (`corosensei`) bound to one
+//! virtual CPU, with its own clock (integer ps). All fibers run on the
+//! calling OS thread. Instrumented code calls the hooks ([`on_load`],
+//! [`on_store`], [`on_rmw`], [`pause`], [`yield_now`], [`work`]): a memory
+//! hook first suspends the fiber until no other runnable fiber has a smaller
+//! `(clock, index)`, then charges the access at the fiber's clock and moves
+//! the clock to the access's completion; the real operation runs right after
+//! the hook. So every shared-memory operation happens in one global order
+//! consistent with virtual time, and a run depends only on its inputs: the
+//! same program and seed give the same result, byte for byte. Code between
+//! two hooks is free (its time is not modelled unless it calls [`work`]).
+//!
+//! ## Cost model
+//! Lines of [`Costs::line_bytes`] (64; 128 models adjacent-line prefetch)
+//! keyed by address, each with MESI-like state: one exclusive owner, or a set
+//! of sharers, plus `busy_until`, the time before which the next transfer of
+//! the line cannot start. `L[a][b]` is the matrix entry (one-way handover
+//! latency, as measured by a ping-pong: round trip / 2).
+//!
+//! A miss does not take effect when it is issued but when the line arrives:
+//! it queues behind the transfers already asked for (`busy_until`), the
+//! line comes from the CPU that asked last (it will hold it by then), else
+//! the owner, else the nearest sharer, else DRAM (`cold_ns`), and until it
+//! arrives the line's holders keep using it (so a lock holder that re-takes
+//! its lock before a waiter's request arrives does so with a hit).
+//!
+//! | access by CPU `me` issued at `t` | takes effect at | caller goes on at | new state |
+//! |---|---|---|---|
+//! | load, `me` owns or shares the line | `t` | `t + hit_ns` (1) | unchanged |
+//! | store / RMW, `me` owns the line | `t` | `t + hit_ns` (+ `rmw_ns`) | unchanged |
+//! | store / RMW, `me` shares the line, no transfer pending | `t` | `t` + the slowest invalidation `max L[me][s]` over the other sharers + `hit_ns` (+ `rmw_ns`) | owned by `me` |
+//! | any other access (a miss) | `a = start + L[src][me]` with `start = max(t, busy_until)`; then `busy_until = a` | load: `a`; store / RMW: `max(a, start + invalidation) + hit_ns` (+ `rmw_ns`) | load: shared by the old owner, the sharers and `me`; store / RMW: owned by `me` |
+//! | [`pause`] | | `t + pause_ns` (40: an x86 `pause` is ~140 cycles on Skylake and later) | - |
+//! | [`yield_now`] | | `t + yield_ns` (300: a `sched_yield` syscall with nothing else to run); returns at once, one thread per CPU | - |
+//! | [`work`]`(ns)` | | `t + ns` | - |
+//!
+//! A ping-pong between CPUs `a` and `b` thus pays `L[a][b] + L[b][a]` per
+//! round trip (plus hits), and a release seen by `k` spinners is re-read `k`
+//! times one after the other (the `busy_until` serialization): the two
+//! effects behind the classic shapes of TTAS, ticket and queue locks.
+//!
+//! ## Approximations
+//! * Sequential consistency: no store buffers, no reordering, no speculative
+//!   loads; fences are free. A plain store stalls its writer like an RMW.
+//! * The line state of a miss is decided when it is issued (source,
+//!   queue position) and applied when it arrives; in between, other
+//!   accesses see the old state.
+//! * Reads of one line are serialized like writes (`busy_until`); real
+//!   directories and shared caches overlap some of them, so read storms
+//!   are on the pessimistic side.
+//! * Invalidations run in parallel with the data transfer and do not delay
+//!   later readers; the home agent / directory, queueing in the
+//!   interconnect (other than per line), caches' capacity, DRAM, SMT
+//!   resource sharing and frequency are not modelled.
+//! * Local computation between hooks is free; workloads charge it with
+//!   [`work`].
+//! * `yield_now` never switches: there is one virtual thread per CPU.
+//!
+//! ## Using it from instrumented code
+//! [`atomic`] has drop-in instrumented atomics, [`Instant`] a virtual
+//! clock, [`FiberLocal`] per-virtual-thread storage, and [`current_cpu`] the
+//! virtual CPU. ron-core compiled with `--cfg ron_vm` uses all of them.
+#![warn(missing_docs)]
+
+pub mod atomic;
+mod cost;
+mod exec;
+mod local;
+mod machine;
+mod rng;
+mod time;
+
+pub use cost::{Access, CostStats};
+pub use exec::{
+    Report, Vm, access, current_cpu, in_vm, interleave, now_ns, now_ps, on_load, on_rmw, on_store,
+    pause, thread_index, work, yield_now,
+};
+pub use local::FiberLocal;
+pub use machine::{Costs, MAX_CPUS, Machine, MachineError, ns_to_ps};
+pub use rng::SplitMix64;
+pub use time::Instant;

@@ -1,0 +1,142 @@
+//! The machine being simulated: a core-to-core latency matrix and the
+//! per-operation costs that are not in it.
+
+use core::fmt;
+
+/// The largest number of virtual CPUs (the sharer sets are fixed bitsets).
+pub const MAX_CPUS: usize = 512;
+
+/// Why a [`Machine`] was refused.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MachineError {
+    /// No CPUs, or more than [`MAX_CPUS`].
+    BadSize(usize),
+    /// The latency table does not have `n * n` entries.
+    BadLength {
+        /// CPUs.
+        n: usize,
+        /// Entries given.
+        len: usize,
+    },
+    /// An entry is negative or not finite.
+    BadValue {
+        /// From-CPU.
+        from: usize,
+        /// To-CPU.
+        to: usize,
+    },
+}
+
+impl fmt::Display for MachineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MachineError::BadSize(n) => write!(f, "{n} CPUs (1 to {MAX_CPUS} supported)"),
+            MachineError::BadLength { n, len } => {
+                write!(f, "{len} latencies for {n} CPUs (need {})", n * n)
+            }
+            MachineError::BadValue { from, to } => {
+                write!(f, "latency {from} -> {to} is negative or not finite")
+            }
+        }
+    }
+}
+
+impl std::error::Error for MachineError {}
+
+/// `n` virtual CPUs and the one-way cost (ns) of moving a cache line from
+/// CPU `from` to CPU `to` (a core-to-core latency matrix, row = from).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Machine {
+    n: usize,
+    /// Row-major `n * n`, in ps.
+    ps: Vec<u64>,
+}
+
+impl Machine {
+    /// A machine from a row-major `n x n` table in ns (the diagonal is ignored).
+    ///
+    /// ```
+    /// let m = ron_vm::Machine::new(2, vec![0.0, 20.0, 30.0, 0.0]).unwrap();
+    /// assert_eq!(m.latency_ps(1, 0), 30_000);
+    /// ```
+    pub fn new(n: usize, ns: Vec<f64>) -> Result<Self, MachineError> {
+        if n == 0 || n > MAX_CPUS {
+            return Err(MachineError::BadSize(n));
+        }
+        if ns.len() != n * n {
+            return Err(MachineError::BadLength { n, len: ns.len() });
+        }
+        let mut ps = Vec::with_capacity(n * n);
+        for (i, &v) in ns.iter().enumerate() {
+            if !v.is_finite() || v < 0.0 {
+                return Err(MachineError::BadValue {
+                    from: i / n,
+                    to: i % n,
+                });
+            }
+            ps.push(ns_to_ps(v));
+        }
+        Ok(Machine { n, ps })
+    }
+
+    /// A machine whose latency `from -> to` is `f(from, to)` ns.
+    pub fn from_fn(n: usize, mut f: impl FnMut(usize, usize) -> f64) -> Result<Self, MachineError> {
+        let ns = (0..n * n).map(|i| f(i / n, i % n)).collect();
+        Self::new(n, ns)
+    }
+
+    /// Virtual CPUs.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// Latency `from -> to` in ps (both below [`n`](Self::n)).
+    #[inline]
+    pub fn latency_ps(&self, from: usize, to: usize) -> u64 {
+        self.ps[from * self.n + to]
+    }
+}
+
+/// Costs of the operations that the latency matrix does not price.
+/// All times in ns; see the crate docs for what each one stands for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Costs {
+    /// A load, store or RMW on a line the CPU already holds (L1 hit).
+    pub hit_ns: f64,
+    /// Added to every RMW (a locked instruction drains the store buffer).
+    pub rmw_ns: f64,
+    /// One `spin_loop` (x86 `pause`: about 140 cycles on Skylake and later,
+    /// some 40 ns at 3.5 GHz).
+    pub pause_ns: f64,
+    /// One `yield_now` with nothing else to run on the CPU (a syscall).
+    pub yield_ns: f64,
+    /// A miss on a line no CPU holds (DRAM).
+    pub cold_ns: f64,
+    /// Cache-line size in bytes (a power of two; 128 models adjacent-line
+    /// prefetch).
+    pub line_bytes: usize,
+    /// A run stops with a panic when a virtual thread passes this time
+    /// (a livelock or a lost wake-up would otherwise run forever).
+    pub max_virtual_ns: f64,
+}
+
+impl Default for Costs {
+    fn default() -> Self {
+        Costs {
+            hit_ns: 1.0,
+            rmw_ns: 5.0,
+            pause_ns: 40.0,
+            yield_ns: 300.0,
+            cold_ns: 100.0,
+            line_bytes: 64,
+            max_virtual_ns: 60e9,
+        }
+    }
+}
+
+/// ns (f64) to ps (u64), rounded; the executor's clocks are integer ps so
+/// that sums are exact and runs are reproducible.
+#[inline]
+pub fn ns_to_ps(ns: f64) -> u64 {
+    (ns * 1000.0).round().max(0.0) as u64
+}

@@ -1,0 +1,22 @@
+//! Virtual time for instrumented code: an `Instant` read from the calling
+//! virtual thread's clock.
+
+use core::time::Duration;
+
+use crate::exec::now_ns;
+
+/// A point in virtual time (ns); a monotonic wall clock outside a VM.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Instant(u64);
+
+impl Instant {
+    /// The calling virtual thread's clock now.
+    pub fn now() -> Self {
+        Instant(now_ns())
+    }
+
+    /// Virtual time since `self`.
+    pub fn elapsed(&self) -> Duration {
+        Duration::from_nanos(now_ns().saturating_sub(self.0))
+    }
+}

@@ -1,0 +1,206 @@
+//! The executor and cost model on 2-4 CPU machines whose costs are
+//! computable by hand, and the determinism of a run.
+
+use std::cell::Cell;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::Ordering::SeqCst;
+
+use ron_vm::atomic::AtomicU32;
+use ron_vm::{Costs, FiberLocal, Machine, Vm};
+
+fn uniform(n: usize, ns: f64) -> Machine {
+    Machine::from_fn(n, |a, b| if a == b { 0.0 } else { ns }).unwrap()
+}
+
+/// A ping-pong between CPUs 0 and 1 on one line pays `L[0][1] + L[1][0]`
+/// per round trip, plus at most a hit (1 ns) of polling on each side and
+/// the writer's own hit.
+#[test]
+fn ping_pong_pays_both_one_way_latencies() {
+    let (l01, l10) = (30.0, 50.0);
+    let m = Machine::new(2, vec![0.0, l01, l10, 0.0]).unwrap();
+    let mut vm = Vm::new(m, Costs::default());
+    let flag = Arc::new(AtomicU32::new(0));
+    const ROUNDS: u32 = 1000;
+    let (f, done) = (Arc::clone(&flag), Rc::new(Cell::new((0u64, 0u64))));
+    let d = Rc::clone(&done);
+    vm.spawn(0, move || {
+        // Warm-up round, then time ROUNDS round trips.
+        f.store(1, SeqCst);
+        while f.load(SeqCst) != 0 {}
+        let t0 = ron_vm::now_ps();
+        for _ in 0..ROUNDS {
+            f.store(1, SeqCst);
+            while f.load(SeqCst) != 0 {}
+        }
+        d.set((t0, ron_vm::now_ps()));
+    });
+    let f = Arc::clone(&flag);
+    vm.spawn(1, move || {
+        for _ in 0..=ROUNDS {
+            while f.load(SeqCst) != 1 {}
+            f.store(0, SeqCst);
+        }
+    });
+    vm.run();
+    let (t0, t1) = done.get();
+    let per_round = (t1 - t0) as f64 / 1000.0 / ROUNDS as f64;
+    let expect = l01 + l10;
+    assert!(
+        per_round >= expect && per_round <= expect + 3.0,
+        "round trip {per_round} ns, expected {expect} (+ up to 3 ns of hits)"
+    );
+}
+
+/// A release (store) of a line that `k` spinners share is re-read by them
+/// one after the other: the `j`-th spinner sees it `j * L` after the store.
+#[test]
+fn release_with_k_spinners_pays_k_serialized_rereads() {
+    const K: usize = 3;
+    const L: f64 = 40.0;
+    let mut vm = Vm::new(uniform(K + 1, L), Costs::default());
+    let lock = Arc::new(AtomicU32::new(0));
+    let release_at = Rc::new(Cell::new(0u64));
+    let seen = Rc::new(std::cell::RefCell::new(Vec::new()));
+    let (l, r) = (Arc::clone(&lock), Rc::clone(&release_at));
+    vm.spawn(0, move || {
+        l.store(1, SeqCst);
+        ron_vm::work(5_000.0); // every spinner is spinning on a shared copy by now
+        r.set(ron_vm::now_ps());
+        l.store(0, SeqCst);
+    });
+    for cpu in 1..=K {
+        let (l, s) = (Arc::clone(&lock), Rc::clone(&seen));
+        vm.spawn(cpu, move || {
+            ron_vm::work(1_000.0); // after the holder took the line
+            while l.load(SeqCst) != 0 {}
+            s.borrow_mut().push(ron_vm::now_ps());
+        });
+    }
+    vm.run();
+    let mut seen = seen.borrow().clone();
+    seen.sort();
+    assert_eq!(seen.len(), K);
+    for (j, &t) in seen.iter().enumerate() {
+        let after = (t - release_at.get()) as f64 / 1000.0;
+        let expect = (j + 1) as f64 * L;
+        assert!(
+            after >= expect && after <= expect + 2.0,
+            "spinner {j} saw the release {after} ns after it, expected {expect}"
+        );
+    }
+}
+
+/// Two lines that are written by different CPUs do not wait for each other.
+#[test]
+fn independent_lines_do_not_serialize() {
+    let mut vm = Vm::new(uniform(2, 100.0), Costs::default());
+    let a = Arc::new([AtomicU32::new(0), AtomicU32::new(0)]);
+    for cpu in 0..2 {
+        let a = Arc::clone(&a);
+        vm.spawn(cpu, move || {
+            // 4 bytes apart would share a line; use two boxed, padded values.
+            #[repr(align(64))]
+            struct Padded(AtomicU32);
+            let x = Box::new(Padded(AtomicU32::new(0)));
+            for _ in 0..100 {
+                x.0.fetch_add(1, SeqCst);
+            }
+            a[cpu].store(x.0.load(SeqCst), SeqCst);
+        });
+    }
+    let r = vm.run();
+    // 100 RMW hits of 6 ns (after one cold miss) each, not 100 transfers.
+    assert!(r.makespan_ns < 1_500.0, "makespan {} ns", r.makespan_ns);
+}
+
+fn contended_run(seed: u64) -> (String, Vec<u32>) {
+    let m = Machine::from_fn(4, |a, b| {
+        if a == b {
+            0.0
+        } else {
+            10.0 + (a * 7 + b * 3) as f64
+        }
+    })
+    .unwrap();
+    let mut vm = Vm::new(m, Costs::default());
+    let word = Arc::new(AtomicU32::new(0));
+    let order = Rc::new(std::cell::RefCell::new(Vec::new()));
+    for cpu in 0..4 {
+        let (w, o) = (Arc::clone(&word), Rc::clone(&order));
+        vm.spawn(cpu, move || {
+            let mut rng = ron_vm::SplitMix64::new(seed ^ cpu as u64);
+            for _ in 0..200 {
+                while w.compare_exchange(0, 1, SeqCst, SeqCst).is_err() {
+                    ron_vm::pause();
+                }
+                o.borrow_mut().push(cpu as u32);
+                w.store(0, SeqCst);
+                ron_vm::work(rng.next_f64() * 300.0);
+            }
+        });
+    }
+    let r = vm.run();
+    let order = order.borrow().clone();
+    (format!("{r:?}"), order)
+}
+
+#[test]
+fn same_seed_same_run() {
+    let a = contended_run(7);
+    assert_eq!(a.1.len(), 800);
+    assert_eq!(a, contended_run(7));
+    assert_ne!(a, contended_run(8), "the seed should matter");
+}
+
+static COUNT: FiberLocal<Cell<u32>> = FiberLocal::new(|| Cell::new(0));
+
+#[test]
+fn fiber_locals_are_per_virtual_thread() {
+    let mut vm = Vm::new(uniform(3, 10.0), Costs::default());
+    let sums = Rc::new(std::cell::RefCell::new(Vec::new()));
+    for cpu in 0..3 {
+        let s = Rc::clone(&sums);
+        vm.spawn(cpu, move || {
+            for _ in 0..=cpu {
+                COUNT.with(|c| c.set(c.get() + 1));
+                ron_vm::yield_now();
+                ron_vm::on_load(0x1000); // a switch point between fibers
+            }
+            s.borrow_mut().push((cpu, COUNT.with(|c| c.get())));
+        });
+    }
+    vm.run();
+    let mut got = sums.borrow().clone();
+    got.sort();
+    assert_eq!(got, vec![(0, 1), (1, 2), (2, 3)]);
+    assert_eq!(
+        COUNT.with(|c| c.get()),
+        0,
+        "the OS thread has its own value"
+    );
+}
+
+#[test]
+fn a_panicking_virtual_thread_ends_the_run() {
+    let r = std::panic::catch_unwind(|| {
+        let mut vm = Vm::new(uniform(2, 10.0), Costs::default());
+        vm.spawn(0, || {
+            loop {
+                ron_vm::on_load(0x40);
+                ron_vm::pause();
+            }
+        });
+        vm.spawn(1, || {
+            ron_vm::work(100.0);
+            panic!("boom");
+        });
+        vm.run()
+    });
+    assert!(r.is_err());
+    // The VM is usable again afterwards.
+    let mut vm = Vm::new(uniform(1, 0.0), Costs::default());
+    vm.spawn(0, || ron_vm::work(5.0));
+    assert_eq!(vm.run().makespan_ns, 5.0);
+}

@@ -1,0 +1,126 @@
+//! Loading a machine: a latency matrix (CSV, or JSON as written by
+//! `ron-topo`) or a calibration file, its route, and thread placements.
+
+use std::path::Path;
+use std::time::Duration;
+
+use ron_topo::{Calibration, LatencyMatrix, SolveOptions};
+
+/// A machine to simulate: its matrix (indices are the virtual CPUs), the
+/// route over those indices, and a display name.
+#[derive(Debug, Clone)]
+pub struct VirtualMachine {
+    /// File stem of the matrix or calibration.
+    pub name: String,
+    /// Latencies in ns, row = from.
+    pub matrix: LatencyMatrix,
+    /// The route (matrix indices in tour order) RON locks hand over along.
+    pub route: Vec<usize>,
+}
+
+impl VirtualMachine {
+    /// Reads `path`: a calibration JSON (matrix and route), a matrix JSON,
+    /// or a matrix CSV; a route is solved when the file has none.
+    pub fn load(path: &Path) -> Result<Self, String> {
+        let name = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "machine".into());
+        let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+        let is_json = path.extension().is_some_and(|e| e == "json");
+        if is_json {
+            if let Ok(cal) = Calibration::read(path) {
+                let route = cal.route_indices().map_err(|e| err(&e))?;
+                return Ok(VirtualMachine {
+                    name,
+                    matrix: cal.matrix,
+                    route,
+                });
+            }
+            let m = LatencyMatrix::read_json(path).map_err(|e| err(&e))?;
+            return Ok(Self::with_solved_route(name, m));
+        }
+        let m = LatencyMatrix::read_csv(path).map_err(|e| err(&e))?;
+        Ok(Self::with_solved_route(name, m))
+    }
+
+    /// A machine from a matrix, with a route from `ron-topo`'s solver
+    /// (deterministic: a fixed seed and iteration budget).
+    pub fn with_solved_route(name: String, matrix: LatencyMatrix) -> Self {
+        let route = solve_route(&matrix);
+        VirtualMachine {
+            name,
+            matrix,
+            route,
+        }
+    }
+
+    /// CPUs.
+    pub fn n(&self) -> usize {
+        self.matrix.n()
+    }
+
+    /// The machine for the VM.
+    pub fn to_vm_machine(&self) -> ron_vm::Machine {
+        ron_vm::Machine::new(self.n(), self.matrix.as_slice().to_vec())
+            .expect("a LatencyMatrix is a valid ron-vm machine")
+    }
+
+    /// CPUs for `threads` threads (at most [`n`](Self::n)) under `placement`.
+    pub fn place(&self, threads: usize, placement: Placement, seed: u64) -> Vec<usize> {
+        let n = self.n();
+        assert!(
+            threads >= 1 && threads <= n,
+            "1 to {n} threads on this machine"
+        );
+        match placement {
+            Placement::Route => self.route[..threads].to_vec(),
+            Placement::First => (0..threads).collect(),
+            Placement::Random => {
+                // A seeded partial Fisher-Yates shuffle.
+                let mut rng = ron_vm::SplitMix64::new(seed ^ 0x9_1ace);
+                let mut all: Vec<usize> = (0..n).collect();
+                for i in 0..threads {
+                    let j = i + rng.below(n - i);
+                    all.swap(i, j);
+                }
+                all.truncate(threads);
+                all
+            }
+        }
+    }
+}
+
+/// A deterministic route: the solver with a fixed seed and a bounded number
+/// of local-search iterations (its time limit is generous enough not to bind).
+pub fn solve_route(m: &LatencyMatrix) -> Vec<usize> {
+    let opts = SolveOptions {
+        time_limit: Duration::from_secs(600),
+        max_iterations: Some(2_000),
+        ..SolveOptions::default()
+    };
+    ron_topo::solve(m, &opts).order
+}
+
+/// Where threads run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Placement {
+    /// Consecutive CPUs along the route (as `ron bench` pins them).
+    Route,
+    /// CPUs 0, 1, .. T-1.
+    First,
+    /// T CPUs drawn at random with the seed.
+    Random,
+}
+
+impl Placement {
+    /// The command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Placement::Route => "route",
+            Placement::First => "first",
+            Placement::Random => "random",
+        }
+    }
+}

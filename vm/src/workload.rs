@@ -1,0 +1,249 @@
+//! The micro workload on the virtual machine: every thread repeatedly takes
+//! the lock, writes `K` data lines in the critical section, releases, and
+//! does `nCS * U(0.85, 1.15)` ns of virtual work outside it.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::time::Instant;
+
+use lock_api::RawMutex;
+use ron_vm::{Costs, SplitMix64, Vm};
+
+use crate::machine::VirtualMachine;
+
+/// One point of the workload.
+#[derive(Debug, Clone)]
+pub struct Point {
+    /// CPU of each thread (one thread per virtual CPU).
+    pub cpus: Vec<usize>,
+    /// Mean non-critical section (virtual ns).
+    pub ncs_ns: f64,
+    /// Data lines written per critical section.
+    pub cs_lines: usize,
+    /// Acquisitions in all (shared by the threads).
+    pub acquisitions: u64,
+    /// Seed of the jitter.
+    pub seed: u64,
+    /// Costs of the VM.
+    pub costs: Costs,
+}
+
+/// What a run measured (virtual times unless named `wall`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunStats {
+    /// Acquisitions in all.
+    pub total: u64,
+    /// Acquisitions in the measured window (the first 10 % are warm-up and
+    /// the last `threads` are the drain, when fewer threads compete).
+    pub window_acquisitions: u64,
+    /// The measured window (virtual ns).
+    pub window_ns: f64,
+    /// Million acquisitions per virtual second in the window.
+    pub mlocks_per_s: f64,
+    /// Mean time from a release to the next acquisition by another thread (ns).
+    pub handover_ns: f64,
+    /// Median of the same (ns).
+    pub handover_p50_ns: f64,
+    /// Handovers in the window.
+    pub handovers: u64,
+    /// Acquire latency percentiles (ns): 50, 99, 99.9.
+    pub latency_ns: [f64; 3],
+    /// Acquisitions per thread in the window.
+    pub per_thread: Vec<u64>,
+    /// Whether every data line counted every acquisition.
+    pub exclusion_ok: bool,
+    /// Wall-clock seconds the simulation took.
+    pub wall_s: f64,
+    /// CPU seconds the simulation took (its thread's CPU time: on a loaded
+    /// host this is the cost of the simulation, the wall time is not).
+    pub cpu_s: f64,
+    /// Fiber switches of the executor.
+    pub switches: u64,
+    /// What the cost model charged over the whole run.
+    pub memory: ron_vm::CostStats,
+}
+
+impl RunStats {
+    /// The busier half's share of the acquisitions (0.5 = fair).
+    pub fn fairness_factor(&self) -> f64 {
+        let mut v = self.per_thread.clone();
+        v.sort_unstable_by(|a, b| b.cmp(a));
+        let total: u64 = v.iter().sum();
+        if total == 0 || v.len() < 2 {
+            return 0.5;
+        }
+        let top: u64 = v[..v.len() / 2].iter().sum();
+        top as f64 / total as f64
+    }
+
+    /// Coefficient of variation of the per-thread counts.
+    pub fn cv(&self) -> f64 {
+        let n = self.per_thread.len() as f64;
+        let mean = self.per_thread.iter().sum::<u64>() as f64 / n;
+        if mean == 0.0 {
+            return 0.0;
+        }
+        let var = self
+            .per_thread
+            .iter()
+            .map(|&c| (c as f64 - mean).powi(2))
+            .sum::<f64>()
+            / n;
+        var.sqrt() / mean
+    }
+}
+
+/// A value on its own 128-byte block (two 64-byte lines), so that no two
+/// workload objects share a line whatever `Costs::line_bytes` is.
+#[repr(align(128))]
+struct Block<T>(T);
+
+#[derive(Default)]
+struct Shared {
+    /// Acquisitions claimed so far (bookkeeping, not simulated memory).
+    claimed: Cell<u64>,
+    /// Release time (ps) and thread of the previous critical section.
+    last_release: Cell<Option<(u64, usize)>>,
+    /// Per acquisition index: (acquire time, release time) in ps.
+    times: RefCell<Vec<(u64, u64)>>,
+    /// Per acquisition index: the thread and the handover (ps, if any).
+    owner: RefCell<Vec<(usize, Option<u64>, u64)>>,
+}
+
+/// ron-core's route (and `ShRon`'s wait table) are process-wide: runs in
+/// one process take turns, so that parallel tests cannot see each other's.
+static ONE_RUN_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Runs the micro workload with lock `R` on `vm`.
+pub fn run<R: RawMutex + 'static>(vm: &VirtualMachine, p: &Point) -> RunStats {
+    let _turn = ONE_RUN_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let wall = Instant::now();
+    let cpu = thread_cpu_s();
+    ron_core::route::install(&vm.route).expect("the route is a permutation of the matrix indices");
+    let mut sim = Vm::new(vm.to_vm_machine(), p.costs.clone());
+    let lock: Rc<Block<R>> = Rc::new(Block(R::INIT));
+    let lines: Rc<Vec<Block<Cell<u64>>>> = Rc::new(
+        (0..p.cs_lines.max(1))
+            .map(|_| Block(Cell::new(0)))
+            .collect(),
+    );
+    let shared = Rc::new(Shared::default());
+    shared.times.borrow_mut().reserve(p.acquisitions as usize);
+    for (t, &cpu) in p.cpus.iter().enumerate() {
+        let (lock, lines, sh) = (Rc::clone(&lock), Rc::clone(&lines), Rc::clone(&shared));
+        let (k, ncs, total) = (p.cs_lines, p.ncs_ns, p.acquisitions);
+        let mut rng = SplitMix64::new(p.seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ t as u64);
+        sim.spawn(cpu, move || {
+            // Start spread over one nCS so threads do not all arrive at t = 0.
+            ron_vm::work(ncs * rng.next_f64());
+            loop {
+                let idx = sh.claimed.get();
+                if idx >= total {
+                    break;
+                }
+                sh.claimed.set(idx + 1);
+                let t_req = ron_vm::now_ps();
+                let guard = lock.0.lock();
+                let t_acq = ron_vm::now_ps();
+                let handover = match sh.last_release.get() {
+                    Some((t_rel, who)) if who != t => Some(t_acq.saturating_sub(t_rel)),
+                    _ => None,
+                };
+                // The critical section: K data lines, each read and
+                // written (the write brings the line from the last holder);
+                // a thread switch between the read and the write would
+                // expose a second thread in the section as a lost update.
+                for (i, line) in lines.iter().enumerate() {
+                    let v = line.0.get();
+                    if i < k {
+                        ron_vm::on_store(line as *const Block<Cell<u64>> as usize);
+                    } else {
+                        ron_vm::interleave();
+                    }
+                    line.0.set(v + 1);
+                }
+                let t_rel = ron_vm::now_ps();
+                sh.last_release.set(Some((t_rel, t)));
+                sh.owner.borrow_mut().push((t, handover, t_acq - t_req));
+                sh.times.borrow_mut().push((t_acq, t_rel));
+                // SAFETY: `guard` came from `lock` on this thread and is
+                // released exactly once.
+                unsafe { lock.0.unlock(guard) };
+                let jitter = 0.85 + 0.3 * rng.next_f64();
+                ron_vm::work(ncs * jitter);
+            }
+        });
+    }
+    let report = sim.run();
+    let threads = p.cpus.len();
+    let times = shared.times.borrow();
+    let owner = shared.owner.borrow();
+    let total = times.len() as u64;
+    let exclusion_ok = lines.iter().all(|l| l.0.get() == total);
+    let warm = (total / 10).max(1) as usize;
+    let end = (total as usize)
+        .saturating_sub(threads)
+        .max(warm + 1)
+        .min(total as usize);
+    let (t0, t1) = (times[warm - 1].1, times[end - 1].1);
+    let window_acquisitions = (end - warm) as u64;
+    let window_ns = (t1 - t0) as f64 / 1000.0;
+    let mut per_thread = vec![0u64; threads];
+    let mut handovers = Vec::new();
+    let mut lat = Vec::new();
+    for &(t, h, l) in &owner[warm..end] {
+        per_thread[t] += 1;
+        handovers.extend(h);
+        lat.push(l);
+    }
+    handovers.sort_unstable();
+    lat.sort_unstable();
+    let mean = |v: &[u64]| {
+        if v.is_empty() {
+            0.0
+        } else {
+            v.iter().sum::<u64>() as f64 / v.len() as f64 / 1000.0
+        }
+    };
+    let pct = |v: &[u64], q: f64| {
+        if v.is_empty() {
+            0.0
+        } else {
+            v[((v.len() - 1) as f64 * q).round() as usize] as f64 / 1000.0
+        }
+    };
+    RunStats {
+        total,
+        window_acquisitions,
+        window_ns,
+        mlocks_per_s: if window_ns > 0.0 {
+            window_acquisitions as f64 / window_ns * 1e3
+        } else {
+            0.0
+        },
+        handover_ns: mean(&handovers),
+        handover_p50_ns: pct(&handovers, 0.5),
+        handovers: handovers.len() as u64,
+        latency_ns: [pct(&lat, 0.5), pct(&lat, 0.99), pct(&lat, 0.999)],
+        per_thread,
+        exclusion_ok,
+        wall_s: wall.elapsed().as_secs_f64(),
+        cpu_s: thread_cpu_s() - cpu,
+        switches: report.switches,
+        memory: report.stats,
+    }
+}
+
+/// The calling thread's CPU time in seconds (0 where unsupported).
+fn thread_cpu_s() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec; the call only writes it.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return 0.0;
+    }
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}

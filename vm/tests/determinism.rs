@@ -1,0 +1,50 @@
+//! Same inputs, same output, byte for byte; the seed matters.
+
+mod common;
+
+use ron_vm::Costs;
+use ron_vm_bench::locks::{RelaxKind, run_named};
+use ron_vm_bench::report::{Format, Row, RowKey, render};
+use ron_vm_bench::{Placement, Point};
+
+fn csv(lock: &str, seed: u64, placement: Placement) -> String {
+    let vm = common::two_socket(24);
+    let p = Point {
+        cpus: vm.place(16, placement, seed),
+        ncs_ns: 300.0,
+        cs_lines: 2,
+        acquisitions: 1500,
+        seed,
+        costs: Costs::default(),
+    };
+    let s = run_named(lock, 16, RelaxKind::Default, &vm, &p).unwrap();
+    let key = RowKey {
+        machine: &vm.name,
+        lock,
+        slots: 16,
+        placement: placement.name(),
+        ncs_ns: 300.0,
+        cs_lines: 2,
+        seed,
+        wall: false,
+    };
+    render(&[Row::new(&key, &s)], Format::Csv) + &render(&[Row::new(&key, &s)], Format::Json)
+}
+
+#[test]
+fn same_seed_same_bytes() {
+    for lock in ["ron", "nxt-ron", "mcs", "ttas", "ticket", "sh-ron"] {
+        for placement in [Placement::Route, Placement::Random] {
+            let a = csv(lock, 3, placement);
+            assert_eq!(a, csv(lock, 3, placement), "{lock} {placement:?}");
+        }
+    }
+}
+
+#[test]
+fn the_seed_changes_the_run() {
+    assert_ne!(
+        csv("mcs", 3, Placement::Route),
+        csv("mcs", 4, Placement::Route)
+    );
+}
