@@ -377,7 +377,7 @@ mod sh_ron {
         b.check(|| {
             let table: &'static ShTable = Box::leak(Box::new(ShTable::new()));
             let early = ShRon::<ron_core::relax::Spin>::new_in(table);
-            let early_col = early.claim_column().expect("a column");
+            let _early_col = early.claim_column().expect("a column");
             let h = thread::spawn(move || {
                 let l = ShRon::<ron_core::relax::Spin>::new_in(table);
                 let c = l.claim_column().expect("a column");

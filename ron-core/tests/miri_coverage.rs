@@ -12,6 +12,8 @@
 //! granted the lock and took the grant. Natively (no counters) it is a
 //! quick mutual-exclusion test.
 
+#![cfg(not(loom))]
+
 use std::cell::UnsafeCell;
 use std::sync::Mutex;
 
