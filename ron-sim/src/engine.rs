@@ -6,8 +6,8 @@ use std::collections::BinaryHeap;
 use serde::Serialize;
 
 use crate::policy::{self, Placement, PolicyKind, PolicyParams};
-use ron_stats::SplitMix64;
 use crate::{Costs, CostsExt, SimError, groups};
+use ron_stats::SplitMix64;
 
 /// Upper bound on admissions in one run; a run that would need more is
 /// refused (shorten the duration or lengthen CS) instead of running for

@@ -74,5 +74,5 @@ pub use engine::{
     Admission, CpuSelection, MAX_ADMISSIONS, SimConfig, SimReport, Simulator, fairness, simulate,
 };
 pub use error::SimError;
-pub use ron_stats::{SplitMix64, rng};
 pub use policy::{Policy, PolicyKind, PolicyParams};
+pub use ron_stats::{SplitMix64, rng};

@@ -93,4 +93,3 @@ pub fn order_from_cpus(m: &LatencyMatrix, cpu_route: &[usize]) -> Vec<usize> {
     });
     idx
 }
-
