@@ -9,9 +9,10 @@
 //! ```
 //!
 //! Each thread loops { lock; read+write one cache line of shared data;
-//! unlock }. The fairness factor is the busier half's share of all
-//! acquisitions (0.5 = perfectly fair, 1.0 = half the threads starved;
-//! with an odd thread count the middle thread counts half).
+//! unlock }. The fairness factor (`ron_stats::fairness_factor`) is the
+//! busier half's share of all acquisitions (0.5 = perfectly fair, 1.0 =
+//! half the threads starved; with an odd thread count the middle thread
+//! counts half).
 //! All locks of one thread count run in the same process, one after
 //! another, so the ratio column (vs parking_lot at the same thread count)
 //! compares like with like.
@@ -57,7 +58,7 @@ impl Contended for Std {
 /// Runs `threads` threads on `lock` for `dur`; returns (Mlocks/s, fairness factor).
 fn contend(lock: &dyn Contended, threads: usize, dur: Duration) -> (f64, f64) {
     let stop = AtomicBool::new(false);
-    let mut counts: Vec<u64> = std::thread::scope(|s| {
+    let counts: Vec<u64> = std::thread::scope(|s| {
         let hs: Vec<_> = (0..threads)
             .map(|_| {
                 let stop = &stop;
@@ -81,15 +82,9 @@ fn contend(lock: &dyn Contended, threads: usize, dur: Duration) -> (f64, f64) {
         hs.into_iter().map(|h| h.join().unwrap()).collect()
     });
     let total: u64 = counts.iter().sum();
-    counts.sort_unstable_by(|a, b| b.cmp(a));
-    // With an odd count the middle thread counts half (one thread: 0.5).
-    let mut busier = counts[..threads / 2].iter().sum::<u64>() as f64;
-    if threads % 2 == 1 {
-        busier += counts[threads / 2] as f64 / 2.0;
-    }
     (
         total as f64 / dur.as_secs_f64() / 1e6,
-        busier / total.max(1) as f64,
+        ron_stats::fairness_factor(&counts),
     )
 }
 

@@ -1,14 +1,13 @@
-//! Microbenchmark harness, workloads, fairness metrics and the lock-policy
-//! simulator of the ron lock family.
+//! Microbenchmark harness and workloads of the ron lock family: real locks
+//! on real threads (the policy simulator is the ron-sim crate).
 //!
 //! * [`registry`](mod@registry): lock names -> lock types (RON locks, baselines, peers).
 //! * [`workload`]: the seeds' microbenchmark loop ([`workload::micro`]), a
 //!   key-value map ([`workload::kv`]) and the co-runner cost
 //!   ([`workload::corunner`]).
-//! * [`metrics`], [`report`]: fairness factor, CV, percentiles; rows and
-//!   their table / CSV / JSON forms.
+//! * [`metrics`], [`report`]: latency percentiles (fairness factor and CV
+//!   come from ron-stats); rows and their table / CSV / JSON forms.
 //! * [`grid`]: runs every (lock, threads, nCS) point of a benchmark.
-//! * [`sim`]: the discrete-event lock-policy simulator.
 
 pub mod clock;
 pub mod error;
@@ -16,12 +15,9 @@ pub mod grid;
 pub mod metrics;
 pub mod mutex;
 pub mod pin;
-pub mod prng;
 pub mod registry;
 pub mod report;
 pub mod workload;
-
-pub mod sim;
 
 pub use error::BenchError;
 pub use registry::{LockEntry, registry};

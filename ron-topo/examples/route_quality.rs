@@ -2,7 +2,7 @@
 //! the recorded CPU latency matrices against the identity order, FIFO's
 //! mean handover and restarts with other seeds.
 //!
-//! Run: `cargo run --release -p ron-topo --example route_quality`
+//! Run: `cargo run --release -p ron-topo --features tools --example route_quality`
 //! (add `-- --routes` to print every route found)
 //! (reads `../shared/data` next to the workspace; skips what is absent).
 

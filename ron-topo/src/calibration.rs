@@ -191,7 +191,7 @@ fn close(a: f64, b: f64) -> bool {
 
 impl Calibration {
     /// Builds a calibration from a matrix and a route over its indices
-    /// (as [`crate::tsp::solve`] returns), computing cost and baselines.
+    /// (as `tsp::solve` returns), computing cost and baselines.
     pub fn new(
         fingerprint: Fingerprint,
         matrix: LatencyMatrix,

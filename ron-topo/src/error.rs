@@ -3,8 +3,10 @@
 
 use crate::calibration::CalibrationError;
 use crate::matrix::MatrixError;
+#[cfg(feature = "tools")]
 use crate::probe::ProbeError;
 use crate::topology::TopologyError;
+#[cfg(feature = "tools")]
 use crate::tsplib::TsplibError;
 
 /// Any ron-topo error.
@@ -17,12 +19,14 @@ pub enum Error {
     #[error(transparent)]
     Topology(#[from] TopologyError),
     /// The probe failed or was cancelled.
+    #[cfg(feature = "tools")]
     #[error(transparent)]
     Probe(#[from] ProbeError),
     /// A calibration file was refused.
     #[error(transparent)]
     Calibration(#[from] CalibrationError),
     /// A TSPLIB file was refused.
+    #[cfg(feature = "tools")]
     #[error(transparent)]
     Tsplib(#[from] TsplibError),
 }

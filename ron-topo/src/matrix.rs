@@ -10,14 +10,14 @@
 //! maps an index to the OS's logical CPU id.
 //!
 //! # Formats
-//! - **CSV**: no header, row `i` = from-CPU, column `j` = to-CPU, values in
+//! - **CSV** (reading needs the `tools` feature): no header, row `i` = from-CPU, column `j` = to-CPU, values in
 //!   ns. Lines starting with `#` are comments; one optional comment of the form
 //!   `# cpus: 0,2,4,6` gives the CPU ids (otherwise they are `0..n`).
 //!   [`LatencyMatrix::to_csv_string`] writes that comment only when the ids
 //!   are not `0..n`, so plain matrices stay plain.
 //! - **JSON** (serde): `{"cpus": [...], "meta": {...}, "rows": [[...], ...]}`.
 //!   Deserialising validates exactly like [`LatencyMatrix::from_rows`].
-//!   [`LatencyMatrix::read_json`] and [`LatencyMatrix::read`] also accept a
+//!   [`LatencyMatrix::read_json`] and `LatencyMatrix::read` also accept a
 //!   calibration file (`ron calibrate`'s output), whose `matrix` field has
 //!   this shape.
 //!
@@ -43,7 +43,7 @@ pub const MAX_N: usize = ron_core::route::MAX_CPUS;
 /// and means to `inf`.
 pub const MAX_LATENCY_NS: f64 = 1e9;
 
-/// Largest file [`LatencyMatrix::read_csv`] / [`LatencyMatrix::read_json`]
+/// Largest file `LatencyMatrix::read_csv` / [`LatencyMatrix::read_json`]
 /// will read (bytes): a 4096-CPU matrix at ~12 bytes per entry fits easily.
 pub const MAX_FILE_BYTES: u64 = 512 * 1024 * 1024;
 
@@ -428,6 +428,7 @@ impl LatencyMatrix {
         self.tour_cost(&id)
     }
 
+    #[cfg(feature = "tools")]
     /// Parses the CSV format of the module docs.
     ///
     /// ```
@@ -439,6 +440,7 @@ impl LatencyMatrix {
         Self::from_csv_reader(text.as_bytes())
     }
 
+    #[cfg(feature = "tools")]
     /// Parses CSV from any reader (see [`from_csv_str`](Self::from_csv_str)).
     pub fn from_csv_reader(reader: impl std::io::Read) -> Result<Self, MatrixError> {
         let mut cpus: Option<Vec<usize>> = None;
@@ -522,6 +524,7 @@ impl LatencyMatrix {
         Ok(m)
     }
 
+    #[cfg(feature = "tools")]
     /// Reads a CSV file (see [`from_csv_str`](Self::from_csv_str)).
     pub fn read_csv(path: impl AsRef<Path>) -> Result<Self, MatrixError> {
         let path = path.as_ref();
@@ -585,6 +588,7 @@ impl LatencyMatrix {
         serde_json::from_value(inner).map_err(json)
     }
 
+    #[cfg(feature = "tools")]
     /// Reads a matrix file: JSON (a matrix or a calibration file) when the
     /// name ends in `.json`, CSV otherwise.
     pub fn read(path: impl AsRef<Path>) -> Result<Self, MatrixError> {
@@ -639,6 +643,7 @@ fn open_limited(path: &Path) -> Result<std::fs::File, MatrixError> {
     Ok(file)
 }
 
+#[cfg(feature = "tools")]
 fn parse_cpu_list(list: &str) -> Result<Vec<usize>, MatrixError> {
     let mut out = Vec::new();
     for tok in list.split(',').map(str::trim).filter(|t| !t.is_empty()) {
@@ -681,6 +686,7 @@ fn validate_cpus(cpus: &[usize], n: usize) -> Result<(), MatrixError> {
 mod tests {
     use super::*;
 
+    #[cfg(feature = "tools")]
     #[test]
     fn csv_round_trip_and_cpus_comment() {
         let m = LatencyMatrix::from_rows(vec![
@@ -701,6 +707,7 @@ mod tests {
         assert_eq!(back, m);
     }
 
+    #[cfg(feature = "tools")]
     #[test]
     fn errors_are_specific() {
         use MatrixError as E;
@@ -763,6 +770,7 @@ mod tests {
         assert!(LatencyMatrix::from_json_str("[]").is_err());
     }
 
+    #[cfg(feature = "tools")]
     #[test]
     fn read_accepts_a_calibration_file() {
         let m = LatencyMatrix::from_rows(vec![vec![0.0, 5.0], vec![6.0, 0.0]]).unwrap();

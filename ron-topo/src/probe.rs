@@ -223,23 +223,10 @@ fn measure_pair(
         let resp = responder
             .join()
             .map_err(|_| ProbeError::Thread("responder panicked".into()))?;
-        let samples = init?;
+        let mut samples = init?;
         resp?;
-        Ok(median(samples))
+        Ok(ron_stats::median(&mut samples))
     })
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    v.sort_by(f64::total_cmp);
-    let m = v.len() / 2;
-    if v.len() % 2 == 1 {
-        v[m]
-    } else {
-        (v[m - 1] + v[m]) / 2.0
-    }
 }
 
 /// The CPUs [`probe`] uses by default: those this process may run on.
@@ -323,11 +310,11 @@ pub fn probe(
     }
     let mut rows = vec![vec![0.0; n]; n];
     for members in classes.values() {
-        let vals: Vec<f64> = members
+        let mut vals: Vec<f64> = members
             .iter()
             .filter_map(|p| measured.get(p).copied())
             .collect();
-        let fill = median(vals);
+        let fill = ron_stats::median(&mut vals);
         for &(i, j) in members {
             // Rounded to 0.01 ns: finer digits are noise and would make
             // the CSV/JSON output needlessly long.

@@ -76,7 +76,6 @@ mod cost;
 mod exec;
 mod local;
 mod machine;
-mod rng;
 mod time;
 
 pub use cost::{Access, CostStats};
@@ -86,5 +85,4 @@ pub use exec::{
 };
 pub use local::FiberLocal;
 pub use machine::{Costs, MAX_CPUS, Machine, MachineError, ns_to_ps};
-pub use rng::SplitMix64;
 pub use time::Instant;

@@ -130,7 +130,7 @@ fn contended_run(seed: u64) -> (String, Vec<u32>) {
     for cpu in 0..4 {
         let (w, o) = (Arc::clone(&word), Rc::clone(&order));
         vm.spawn(cpu, move || {
-            let mut rng = ron_vm::SplitMix64::new(seed ^ cpu as u64);
+            let mut rng = ron_stats::SplitMix64::new(seed ^ cpu as u64);
             for _ in 0..200 {
                 while w.compare_exchange(0, 1, SeqCst, SeqCst).is_err() {
                     ron_vm::pause();

@@ -78,7 +78,7 @@ impl VirtualMachine {
             Placement::First => (0..threads).collect(),
             Placement::Random => {
                 // A seeded partial Fisher-Yates shuffle.
-                let mut rng = ron_vm::SplitMix64::new(seed ^ 0x9_1ace);
+                let mut rng = ron_stats::SplitMix64::new(seed ^ 0x9_1ace);
                 let mut all: Vec<usize> = (0..n).collect();
                 for i in 0..threads {
                     let j = i + rng.below(n - i);

@@ -7,7 +7,8 @@ use std::rc::Rc;
 use std::time::Instant;
 
 use lock_api::RawMutex;
-use ron_vm::{Costs, SplitMix64, Vm};
+use ron_stats::SplitMix64;
+use ron_vm::{Costs, Vm};
 
 use crate::machine::VirtualMachine;
 
@@ -66,30 +67,12 @@ pub struct RunStats {
 impl RunStats {
     /// The busier half's share of the acquisitions (0.5 = fair).
     pub fn fairness_factor(&self) -> f64 {
-        let mut v = self.per_thread.clone();
-        v.sort_unstable_by(|a, b| b.cmp(a));
-        let total: u64 = v.iter().sum();
-        if total == 0 || v.len() < 2 {
-            return 0.5;
-        }
-        let top: u64 = v[..v.len() / 2].iter().sum();
-        top as f64 / total as f64
+        ron_stats::fairness_factor(&self.per_thread)
     }
 
     /// Coefficient of variation of the per-thread counts.
     pub fn cv(&self) -> f64 {
-        let n = self.per_thread.len() as f64;
-        let mean = self.per_thread.iter().sum::<u64>() as f64 / n;
-        if mean == 0.0 {
-            return 0.0;
-        }
-        let var = self
-            .per_thread
-            .iter()
-            .map(|&c| (c as f64 - mean).powi(2))
-            .sum::<f64>()
-            / n;
-        var.sqrt() / mean
+        ron_stats::cv(&self.per_thread)
     }
 }
 

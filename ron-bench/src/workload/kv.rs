@@ -15,7 +15,7 @@ pub const KEY_SPACE: u64 = 2048;
 pub fn run<F: MutexFamily>(cfg: &LoopConfig) -> RunStats {
     let map: BTreeMap<u64, u64> = (0..KEY_SPACE).step_by(2).map(|k| (k, k)).collect();
     let (stats, map, _) = drive::<F, _, _>(cfg, map, |m: &mut BTreeMap<u64, u64>, rng| {
-        let k = rng.below(KEY_SPACE);
+        let k = rng.below(KEY_SPACE as usize) as u64;
         match rng.below(10) {
             0..=7 => {
                 black_box(m.get(&k));

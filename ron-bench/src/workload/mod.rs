@@ -27,7 +27,7 @@ use crate::error::BenchError;
 use crate::metrics::{self, Percentiles};
 use crate::mutex::{BenchMutex, MutexFamily};
 use crate::pin::{self, Pinning};
-use crate::prng::Prng;
+use ron_stats::SplitMix64;
 
 /// Most threads a run may use.
 pub const MAX_THREADS: usize = 4096;
@@ -175,7 +175,7 @@ pub(crate) fn drive<F, T, Op>(cfg: &LoopConfig, data: T, op: Op) -> (RunStats, T
 where
     F: MutexFamily,
     T: Send,
-    Op: Fn(&mut T, &mut Prng) + Sync,
+    Op: Fn(&mut T, &mut SplitMix64) + Sync,
 {
     clock::calibrate();
     let mutex = F::Mutex::<Shared<T>>::new(Shared {
@@ -198,7 +198,7 @@ where
                     if let Some(c) = cpu {
                         pin::pin_current(c);
                     }
-                    let mut rng = Prng::new(seed, idx as u64);
+                    let mut rng = SplitMix64::for_stream(seed, idx as u64);
                     let mut out = ThreadOut {
                         measured: 0,
                         all: 0,

@@ -1,5 +1,5 @@
 //! `ron simulate`: replays lock admission policies on a recorded latency
-//! matrix (see `ron_bench::sim` for the model and its limits).
+//! matrix (see `ron_sim` for the model and its limits).
 //!
 //! The route is solved with `ron_topo::tsp::solve` under a fixed iteration
 //! count (deterministic for `--route-seed`); the simulations are
@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 
 use ron_bench::report::ratio;
-use ron_bench::sim::{
+use ron_sim::{
     Costs, CpuSelection, PolicyKind, PolicyParams, SimConfig, SimError, SimReport, Simulator,
     groups,
 };

@@ -3,14 +3,14 @@
 //! guards from CPU `from` to CPU `to`), plus the few measures only the
 //! simulator needs ([`CostsExt`]).
 
-use super::SimError;
+use crate::SimError;
 
 /// The simulator's cost matrix: `ron_topo`'s validated latency matrix
 /// (square, finite, non-negative, at most [`ron_topo::matrix::MAX_N`] wide). CPU ids are
 /// not used: the simulator works on indices `0..n`, as routes do.
 ///
 /// ```
-/// use ron_bench::sim::{Costs, CostsExt};
+/// use ron_sim::{Costs, CostsExt};
 /// let c = Costs::from_rows(vec![vec![0.0, 2.0], vec![3.0, 0.0]]).unwrap();
 /// assert_eq!(c.n(), 2);
 /// assert_eq!(c.get(1, 0), 3.0);
@@ -43,16 +43,7 @@ impl CostsExt for Costs {
                 v.push(self.get(i, j).max(self.get(j, i)));
             }
         }
-        if v.is_empty() {
-            return 0.0;
-        }
-        v.sort_by(f64::total_cmp);
-        let m = v.len() / 2;
-        if v.len() % 2 == 1 {
-            v[m]
-        } else {
-            (v[m - 1] + v[m]) / 2.0
-        }
+        ron_stats::median(&mut v)
     }
 
     fn path_cost(&self, order: &[usize]) -> f64 {

@@ -1,7 +1,7 @@
 //! Closed-form checks of the lock-policy simulator: the RON paper's two
 //! worked examples (exact numbers) and the full-contention identities.
 
-use ron_bench::sim::{
+use ron_sim::{
     Costs, CostsExt, CpuSelection, PolicyKind, PolicyParams, SimConfig, Simulator, rng::SplitMix64,
 };
 

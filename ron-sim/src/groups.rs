@@ -12,7 +12,7 @@
 //! rule does not split them. The groups are computed once per matrix; the
 //! table header of `ron simulate` prints their sizes.
 
-use super::{Costs, CostsExt};
+use crate::{Costs, CostsExt};
 
 /// Fraction of the median pair cost under which two CPUs count as near.
 pub const NEAR_FRACTION: f64 = 0.75;
@@ -21,7 +21,7 @@ pub const NEAR_FRACTION: f64 = 0.75;
 /// each group's smallest CPU, by the rule of the module docs.
 ///
 /// ```
-/// use ron_bench::sim::{Costs, groups};
+/// use ron_sim::{Costs, groups};
 /// // two sockets of two CPUs: 10 ns inside, 100 ns across
 /// let c = Costs::from_fn(4, |i, j| if i == j { 0.0 } else if i / 2 == j / 2 { 10.0 } else { 100.0 }).unwrap();
 /// assert_eq!(groups::cluster(&c), vec![0, 0, 1, 1]);
@@ -52,10 +52,10 @@ pub fn cluster(costs: &Costs) -> Vec<usize> {
 
 /// Groups of `size` consecutive CPUs along `route` (the last one may be
 /// smaller): FSL's tunable group size, where each group is an arc of the
-/// tour (DESIGN 3.2). `size` is clamped to at least 1.
+/// tour. `size` is clamped to at least 1.
 ///
 /// ```
-/// use ron_bench::sim::groups;
+/// use ron_sim::groups;
 /// assert_eq!(groups::along_route(&[2, 0, 3, 1], 2), vec![0, 1, 0, 1]);
 /// ```
 pub fn along_route(route: &[usize], size: usize) -> Vec<usize> {

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use ron_bench::sim::{PolicyKind, SimConfig, Simulator};
+use ron_sim::{PolicyKind, SimConfig, Simulator};
 use ron_topo::{LatencyMatrix, SolveOptions, tsp};
 
 fn matrices() -> Vec<(String, LatencyMatrix)> {

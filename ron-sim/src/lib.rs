@@ -1,7 +1,7 @@
 //! Lock-policy simulator: replays lock admission policies as a
 //! discrete-event model over a recorded core-to-core latency matrix, to show
 //! what each policy pays per handover, and how fair it is, on 32-384 CPU
-//! machines this project cannot run on (DESIGN section 5).
+//! machines this project cannot run on.
 //!
 //! # The model
 //! `T` threads run on `T` distinct CPUs. Each one loops forever:
@@ -17,7 +17,7 @@
 //! (a random arrival order even at nCS = 0). Events
 //! (requests and releases) sit in a binary heap keyed by `f64` ns and an
 //! insertion counter, so a run is deterministic for a seed
-//! ([`SplitMix64`](rng::SplitMix64) drives the nCS jitter and, on a second
+//! ([`SplitMix64`] from ron-stats drives the nCS jitter and, on a second
 //! stream, the randomized TTAS race). Statistics leave out a warm-up
 //! ([`SimConfig::warmup_fraction`], 10% by default).
 //!
@@ -50,7 +50,7 @@
 //!
 //! # Example
 //! ```
-//! use ron_bench::sim::{Costs, PolicyKind, SimConfig, Simulator};
+//! use ron_sim::{Costs, PolicyKind, SimConfig, Simulator};
 //! // 8 CPUs, two groups of 4: 10 ns inside, 100 ns across.
 //! let costs = Costs::from_fn(8, |i, j| {
 //!     if i == j { 0.0 } else if i / 4 == j / 4 { 10.0 } else { 100.0 }
@@ -68,7 +68,6 @@ mod engine;
 mod error;
 pub mod groups;
 pub mod policy;
-pub mod rng;
 
 pub use costs::{Costs, CostsExt};
 pub use engine::{
@@ -76,3 +75,4 @@ pub use engine::{
 };
 pub use error::SimError;
 pub use policy::{Policy, PolicyKind, PolicyParams};
+pub use ron_stats::{SplitMix64, rng};

@@ -16,7 +16,7 @@ pub enum SimError {
     BadRoute(String),
     /// A configuration value is out of range (threads, times, thresholds).
     BadConfig(String),
-    /// A policy name that is not one of [`PolicyKind::ALL`](super::PolicyKind::ALL).
+    /// A policy name that is not one of [`PolicyKind::ALL`](crate::PolicyKind::ALL).
     UnknownPolicy(String),
     /// A policy broke the model's rules (admitted a thread that was not
     /// waiting, or left waiters behind on a free lock). A bug, reported

@@ -2,7 +2,7 @@
 //! waiting threads are admitted, determinism for a seed, errors (not
 //! panics) for bad inputs.
 
-use ron_bench::sim::{
+use ron_sim::{
     Costs, CpuSelection, PolicyKind, PolicyParams, SimConfig, SimError, Simulator, fairness,
     groups, rng::SplitMix64, simulate,
 };
@@ -51,7 +51,7 @@ fn every_policy_keeps_the_invariants() {
             let (r, trace) = s.run_traced(kind, &cfg).unwrap();
             assert!(!trace.is_empty());
             let mut last_release = vec![f64::NEG_INFINITY; threads];
-            let mut prev: Option<&ron_bench::sim::Admission> = None;
+            let mut prev: Option<&ron_sim::Admission> = None;
             for a in &trace {
                 // The admitted thread was waiting: it asked after its last
                 // release and no later than now.

@@ -21,8 +21,8 @@ use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 use std::str::FromStr;
 
-use super::rng::SplitMix64;
-use super::{Costs, CostsExt, SimError, groups};
+use crate::{Costs, CostsExt, SimError, groups};
+use ron_stats::SplitMix64;
 
 /// The admission policies the simulator knows, by their CLI names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -5,9 +5,9 @@ use std::collections::BinaryHeap;
 
 use serde::Serialize;
 
-use super::policy::{self, Placement, PolicyKind, PolicyParams};
-use super::rng::SplitMix64;
-use super::{Costs, CostsExt, SimError, groups};
+use crate::policy::{self, Placement, PolicyKind, PolicyParams};
+use crate::{Costs, CostsExt, SimError, groups};
+use ron_stats::SplitMix64;
 
 /// Upper bound on admissions in one run; a run that would need more is
 /// refused (shorten the duration or lengthen CS) instead of running for
@@ -161,7 +161,7 @@ pub struct SimReport {
 /// policy under any [`SimConfig`].
 ///
 /// ```
-/// use ron_bench::sim::{Costs, PolicyKind, SimConfig, Simulator};
+/// use ron_sim::{Costs, PolicyKind, SimConfig, Simulator};
 /// // 4 CPUs in two pairs: 10 ns inside a pair, 100 ns across.
 /// let c = Costs::from_fn(4, |i, j| if i == j { 0.0 } else if i / 2 == j / 2 { 10.0 } else { 100.0 }).unwrap();
 /// let sim = Simulator::new(c, vec![0, 1, 2, 3]).unwrap();
@@ -278,7 +278,7 @@ impl Simulator {
     /// `holder_cpu`.
     ///
     /// ```
-    /// use ron_bench::sim::{Costs, PolicyKind, PolicyParams, Simulator};
+    /// use ron_sim::{Costs, PolicyKind, PolicyParams, Simulator};
     /// let c = Costs::from_fn(4, |i, j| (i as f64 - j as f64).abs()).unwrap();
     /// let sim = Simulator::new(c, vec![0, 1, 2, 3]).unwrap();
     /// let p = PolicyParams::default();
@@ -439,7 +439,7 @@ impl Simulator {
         } else {
             st.handovers.iter().sum::<f64>() / n_h as f64
         };
-        let handover_p99_ns = percentile(&mut st.handovers, 0.99);
+        let handover_p99_ns = ron_stats::percentile(&mut st.handovers, 0.99);
         let (fairness_factor, cv) = fairness(&st.counts);
         Ok(SimReport {
             matrix: String::new(),
@@ -486,41 +486,12 @@ pub fn simulate(
 /// [`SimReport`]. No admissions at all gives `(0.5, 0.0)`.
 ///
 /// ```
-/// use ron_bench::sim::fairness;
+/// use ron_sim::fairness;
 /// assert_eq!(fairness(&[5, 5, 5, 5]), (0.5, 0.0));
 /// assert_eq!(fairness(&[10, 0]).0, 1.0);
 /// ```
 pub fn fairness(counts: &[u64]) -> (f64, f64) {
-    let total: u64 = counts.iter().sum();
-    if total == 0 {
-        return (0.5, 0.0);
-    }
-    let mut sorted = counts.to_vec();
-    sorted.sort_unstable_by(|a, b| b.cmp(a));
-    let half = sorted.len() / 2;
-    let mut top: f64 = sorted[..half].iter().sum::<u64>() as f64;
-    if sorted.len() % 2 == 1 {
-        top += 0.5 * sorted[half] as f64;
-    }
-    let n = counts.len() as f64;
-    let mean = total as f64 / n;
-    let var = counts
-        .iter()
-        .map(|&c| (c as f64 - mean).powi(2))
-        .sum::<f64>()
-        / n;
-    (top / total as f64, var.sqrt() / mean)
-}
-
-/// Nearest-rank percentile `q` in `[0, 1]` of `values` (reorders them);
-/// 0 for an empty slice.
-fn percentile(values: &mut [f64], q: f64) -> f64 {
-    if values.is_empty() {
-        return 0.0;
-    }
-    let rank = ((q * values.len() as f64).ceil() as usize).clamp(1, values.len()) - 1;
-    let (_, v, _) = values.select_nth_unstable_by(rank, f64::total_cmp);
-    *v
+    (ron_stats::fairness_factor(counts), ron_stats::cv(counts))
 }
 
 #[allow(clippy::too_many_arguments)]
