@@ -82,6 +82,8 @@ pub mod relax;
 pub mod route;
 pub mod slots;
 mod sync;
+#[cfg(feature = "std")]
+pub mod timed;
 
 pub mod nxt_ron;
 pub mod ron;
