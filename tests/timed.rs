@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use lock_api::{Mutex, RawMutexTimed};
-use ron_core::{Tas, Ttas};
+use ron_core::{Ron, Tas, Ttas};
 use ron_suite::Unsynced;
 use ron_suite::conformance::with_watchdog;
 
@@ -176,3 +176,6 @@ macro_rules! timed_tests {
 
 timed_tests!(tas, Tas);
 timed_tests!(ttas, Ttas);
+timed_tests!(ron_1, Ron<1>);
+timed_tests!(ron_2, Ron<2>);
+timed_tests!(ron_64, Ron<64>);

@@ -71,6 +71,7 @@
 #![cfg_attr(not(feature = "std"), no_std)]
 #![warn(missing_docs)]
 
+pub mod condvar;
 #[doc(hidden)]
 pub mod coverage;
 pub mod groups;
@@ -101,6 +102,9 @@ pub mod tas;
 pub mod ticket;
 pub mod ttas;
 
+#[cfg(not(loom))]
+pub use condvar::Condvar;
+pub use condvar::RonCondvar;
 pub use nxt_ron::NxtRon;
 pub use ron::Ron;
 pub use ron_plock::RonPlock;
