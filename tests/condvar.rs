@@ -7,7 +7,8 @@
 //! Waiting is always on a condition (spurious wake-ups are allowed), and no
 //! assertion depends on speed: the only clock checks are the lower bounds
 //! that a timed-out wait promises. A lost wake-up hangs a check, which the
-//! conformance watchdog turns into a failure.
+//! conformance watchdog turns into a failure (the long loops report
+//! progress to it, so a slow machine does not).
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -18,7 +19,7 @@ use ron_core::{
     CBoMcs, Cna, Condvar, Fsl, Mcs, NxtRon, Ron, RonPlock, RonRaw, RonTicket, ShRon, Tas, Ticket,
     Ttas,
 };
-use ron_suite::conformance::with_watchdog;
+use ron_suite::conformance::{progress, with_watchdog};
 
 /// A lock that a condvar test can run on.
 trait Lock: RawMutex + Send + Sync + 'static {}
@@ -133,6 +134,7 @@ fn ping_pong<R: Lock>(rounds: u32) {
                 let mut g = m.lock();
                 cv.wait_while(&mut g, |t| *t != 2 * i + 1);
                 *g += 1;
+                progress();
                 cv.notify_all();
             }
         });
@@ -169,6 +171,7 @@ fn producer_consumer<R: Lock>() {
                         let mut g = q.lock();
                         not_full.wait_while(&mut g, |s| s.0.len() == CAP);
                         g.0.push_back(p * PER + i);
+                        progress();
                         not_empty.notify_one();
                     }
                     let mut g = q.lock();

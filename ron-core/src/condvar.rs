@@ -129,14 +129,20 @@ impl<M> RonCondvar<M> {
     /// Notifies one waiter (more may wake: spurious wake-ups are allowed).
     pub fn notify_one_raw(&self) {
         if self.bump() {
+            crate::coverage::hit!("condvar.notify_wakes");
             sleep::wake(&self.seq, 1);
+        } else {
+            crate::coverage::hit!("condvar.notify_skips");
         }
     }
 
     /// Notifies every waiter.
     pub fn notify_all_raw(&self) {
         if self.bump() {
+            crate::coverage::hit!("condvar.notify_wakes");
             sleep::wake(&self.seq, u32::MAX);
+        } else {
+            crate::coverage::hit!("condvar.notify_skips");
         }
     }
 
@@ -150,6 +156,11 @@ impl<M> RonCondvar<M> {
 
     /// Sleeps while `seq == seen` (or returns spuriously).
     fn sleep(&self, seen: u32) {
+        // Relaxed: a path counter's peek (verification builds only).
+        #[cfg(any(loom, miri, shuttle, ron_coverage))]
+        if self.seq.load(Ordering::Relaxed) == seen {
+            crate::coverage::hit!("condvar.sleeps");
+        }
         #[cfg(feature = "std")]
         self.sleep_until(seen, Deadline::NEVER);
         #[cfg(not(feature = "std"))]
