@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use lock_api::{Mutex, RawMutexTimed};
-use ron_core::{Ron, Tas, Ttas};
+use ron_core::{Ron, RonPark, Tas, Ttas};
 use ron_suite::Unsynced;
 use ron_suite::conformance::with_watchdog;
 
@@ -179,3 +179,6 @@ timed_tests!(ttas, Ttas);
 timed_tests!(ron_1, Ron<1>);
 timed_tests!(ron_2, Ron<2>);
 timed_tests!(ron_64, Ron<64>);
+timed_tests!(ron_park, RonPark);
+timed_tests!(ron_park_1, RonPark<1>);
+timed_tests!(ron_park_64, RonPark<64>);

@@ -325,74 +325,7 @@ where
 
 /// Sleeping on `seq`: the futex on Linux, polling elsewhere and under loom.
 #[cfg(feature = "std")]
-mod sleep {
-    use super::{AtomicU32, Deadline, Ordering};
-
-    /// Sleeps while `*seq == seen`, until `deadline` (may return early).
-    #[cfg(all(target_os = "linux", not(loom)))]
-    pub(super) fn wait(seq: &AtomicU32, seen: u32, deadline: Deadline) {
-        let ts;
-        let ts_ptr = match deadline.remaining() {
-            None => core::ptr::null(),
-            Some(left) if left.is_zero() => return,
-            Some(left) => {
-                ts = libc::timespec {
-                    tv_sec: libc::time_t::try_from(left.as_secs()).unwrap_or(libc::time_t::MAX),
-                    tv_nsec: left.subsec_nanos().into(),
-                };
-                &ts as *const libc::timespec
-            }
-        };
-        // SAFETY: FUTEX_WAIT reads the aligned u32 behind `seq` (an
-        // `AtomicU32` has the layout of `u32`) and compares it with `seen`
-        // atomically in the kernel; `ts_ptr` is null or points to a
-        // timespec that lives until the call returns. Any result (woken,
-        // EAGAIN: value changed, EINTR, ETIMEDOUT) is a return to the
-        // caller's loop.
-        unsafe {
-            libc::syscall(
-                libc::SYS_futex,
-                seq.as_ptr(),
-                libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
-                seen,
-                ts_ptr,
-            );
-        }
-    }
-
-    /// Wakes up to `n` threads sleeping on `seq`.
-    #[cfg(all(target_os = "linux", not(loom)))]
-    pub(super) fn wake(seq: &AtomicU32, n: u32) {
-        let n = i32::try_from(n).unwrap_or(i32::MAX);
-        // SAFETY: FUTEX_WAKE only uses the address as a key.
-        unsafe {
-            libc::syscall(
-                libc::SYS_futex,
-                seq.as_ptr(),
-                libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
-                n,
-            );
-        }
-    }
-
-    /// Polls `*seq` until it changes or `deadline` passes.
-    #[cfg(not(all(target_os = "linux", not(loom))))]
-    pub(super) fn wait(seq: &AtomicU32, seen: u32, deadline: Deadline) {
-        let mut relax = crate::relax::SpinThenYield::default();
-        // Acquire: nothing rides on it (the mutex orders the data); the
-        // weakest ordering that still sees the notifier's bump.
-        while seq.load(Ordering::Acquire) == seen && !deadline.expired() {
-            crate::relax::Relax::relax(&mut relax);
-        }
-    }
-
-    /// Pollers need no wake-up.
-    #[cfg(not(all(target_os = "linux", not(loom))))]
-    pub(super) fn wake(_seq: &AtomicU32, _n: u32) {}
-
-    #[cfg(all(target_os = "linux", not(loom)))]
-    const _: Ordering = Ordering::Relaxed; // keeps the import used on Linux
-}
+use crate::futex as sleep;
 
 /// Without `std` nobody sleeps: waiters poll `seq`.
 #[cfg(not(feature = "std"))]

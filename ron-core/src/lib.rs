@@ -74,6 +74,8 @@
 pub mod condvar;
 #[doc(hidden)]
 pub mod coverage;
+#[cfg(feature = "std")]
+mod futex;
 pub mod groups;
 pub mod hint;
 mod in_use;
@@ -88,6 +90,8 @@ pub mod timed;
 
 pub mod nxt_ron;
 pub mod ron;
+#[cfg(feature = "std")]
+pub mod ron_park;
 pub mod ron_plock;
 pub mod ron_raw;
 pub mod ron_ticket;
@@ -107,6 +111,8 @@ pub use condvar::Condvar;
 pub use condvar::RonCondvar;
 pub use nxt_ron::NxtRon;
 pub use ron::Ron;
+#[cfg(feature = "std")]
+pub use ron_park::RonPark;
 pub use ron_plock::RonPlock;
 pub use ron_raw::RonRaw;
 pub use ron_ticket::RonTicket;

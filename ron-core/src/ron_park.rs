@@ -1,0 +1,319 @@
+//! [`RonPark`]: a RON lock whose waiters spin a little, then sleep on a
+//! futex, and whose releases wake the next *sleeping* waiter along the
+//! route (`std` only).
+//!
+//! Meant for services where threads outnumber CPUs: a spinning waiter
+//! steals the CPU the holder needs, a sleeping one does not. Waiters first
+//! spin on the lock word (an adaptive budget of looks), then *park*: they
+//! register in their slot (from the CPU hint, mapped through the
+//! [`route`](crate::route)) and sleep on the slot's futex word. A release
+//! frees the lock word and, if anybody is parked, wakes one sleeper of the
+//! first slot along the route after the releaser's own that has one, so
+//! wake-ups follow the route as RON handovers do. The woken thread competes
+//! for the lock word like a spinner (no direct handover: a running spinner
+//! may take the lock first; the woken thread then parks again).
+//!
+//! ## States
+//! | field | meaning | written by |
+//! |---|---|---|
+//! | `word` bit 0 | `LOCKED` | set by the CAS that takes the lock, cleared by the release's `fetch_and` |
+//! | `word` bits 1.. | threads parked in any slot (registered, possibly not asleep yet) | `+2` by a parking waiter, `-2` when it wakes or leaves |
+//! | slot `sleepers` | threads parked in this slot | `+1` before the `word` `+2`; `-1` before the `word` `-2` |
+//! | slot `epoch` | futex word: wake-ups sent to this slot (wrapping) | `+1` by a release that picked this slot |
+//!
+//! A parking waiter: `sleepers += 1`, reads `epoch`, `word += 2`; if that
+//! RMW saw the lock free it tries to take it instead of sleeping, else it
+//! sleeps while `epoch` is unchanged. A release: `word &= !LOCKED`; if the
+//! RMW saw parked threads, it scans the slots from its own + 1 along the
+//! route and, in the first with `sleepers != 0`, bumps `epoch` and wakes one
+//! sleeper.
+//!
+//! ## Why no wake-up is lost
+//! All changes of `word` are read-modify-writes, so they are totally
+//! ordered. If a parking waiter's `word += 2` comes after a release's
+//! `fetch_and`, it sees the lock free and does not sleep. If it comes
+//! before, the release sees it parked and wakes some sleeper of a slot with
+//! `sleepers != 0` (the waiter's increment is visible: it precedes its
+//! `word` RMW, which the release's RMW reads from). The waiter read `epoch`
+//! before its `word` RMW, so an `epoch` bump after that read makes its
+//! futex wait return at once; a bump before it would mean the release's
+//! `fetch_and` preceded the waiter's `word += 2`, the first case. A thread
+//! woken for a slot that it then does not need (it took the lock while
+//! parking, or the wake-up went to a slot whose only waiter just left)
+//! either holds the lock (its own release wakes the next) or, for a timed
+//! waiter that gives up, passes the wake-up on: after deregistering, if
+//! the lock is free and others are parked, it wakes the next sleeper itself.
+//!
+//! ## Guarantees
+//! * Mutual exclusion: only the CAS that sees `LOCKED` clear takes it.
+//! * Progress: while threads are parked and the lock is free, a wake-up
+//!   is on its way to one of them (above).
+//! * No waiting bound: running spinners may take the lock before a woken
+//!   sleeper (as with `parking_lot`'s default unfair unlock).
+//! * `RawMutexFair`: `unlock_fair` is a plain unlock (no direct handover).
+//! * `RawMutexTimed`: a timed waiter gives up after its deadline, from the
+//!   spin phase (nothing to undo) or from its sleep (deregisters, then
+//!   passes on a wake-up it may have received).
+//!
+//! ## Spin budget
+//! One budget per lock, in looks at the lock word: it doubles (up to
+//! [`SPIN_MAX`]) when a spinner takes the lock, and halves (down to
+//! [`SPIN_MIN`]) whenever a waiter has to sleep, so it shrinks when threads
+//! outnumber CPUs (spinning stops paying) and grows back when handovers
+//! happen while waiters spin.
+//!
+//! ## Cost
+//! Bytes per lock: `128 * (S + 2)` (the word, the budget and every slot on
+//! their own 128-byte pair of lines). Uncontended lock + unlock: one CAS and
+//! one `fetch_and`; the slot scan runs only when somebody is parked.
+//!
+//! ```
+//! use ron_core::RonPark;
+//! let m: lock_api::Mutex<RonPark, u64> = lock_api::Mutex::new(0);
+//! std::thread::scope(|s| {
+//!     for _ in 0..8 {
+//!         s.spawn(|| for _ in 0..1000 { *m.lock() += 1 });
+//!     }
+//! });
+//! assert_eq!(*m.lock(), 8000);
+//! ```
+
+use crossbeam_utils::CachePadded;
+
+use crate::futex;
+use crate::slots::SlotToken;
+use crate::sync::{AtomicU32, Ordering};
+use crate::timed::Deadline;
+
+const LOCKED: u32 = 1;
+const PARKED: u32 = 2;
+
+/// Fewest looks a waiter spins before it parks.
+pub const SPIN_MIN: u32 = if cfg!(loom) { 1 } else { 4 };
+/// Most looks a waiter spins before it parks.
+pub const SPIN_MAX: u32 = if cfg!(loom) { 1 } else { 1024 };
+/// Default number of slots.
+pub const DEFAULT_SLOTS: usize = 16;
+
+struct ParkSlot {
+    sleepers: AtomicU32,
+    epoch: AtomicU32,
+}
+
+/// A parking RON lock with `S` slots; see the [module docs](self).
+pub struct RonPark<const S: usize = DEFAULT_SLOTS> {
+    word: CachePadded<AtomicU32>,
+    spin: CachePadded<AtomicU32>,
+    slots: [CachePadded<ParkSlot>; S],
+}
+
+impl<const S: usize> RonPark<S> {
+    crate::sync::const_fn_unless_loom! {
+        /// A new, unlocked lock.
+        pub fn new() -> Self {
+            const { assert!(S >= 1, "a RON lock needs at least one slot") };
+            RonPark {
+                word: CachePadded::new(AtomicU32::new(0)),
+                spin: CachePadded::new(AtomicU32::new(SPIN_MAX / 16 + SPIN_MIN)),
+                slots: crate::sync::array_init!(
+                    S,
+                    CachePadded::new(ParkSlot { sleepers: AtomicU32::new(0), epoch: AtomicU32::new(0) })
+                ),
+            }
+        }
+    }
+
+    /// Acquires the lock, parking in the caller's slot (from the CPU hint).
+    #[inline]
+    pub fn acquire(&self) -> SlotToken {
+        if self.try_fast() {
+            return SlotToken::NONE;
+        }
+        self.acquire_slow(crate::slots::slot_hint::<S>(), Deadline::NEVER)
+            .expect("an acquisition without deadline only returns with the lock")
+    }
+
+    /// Acquires the lock parking in slot `slot % S` (any value is safe).
+    pub fn acquire_in(&self, slot: usize) -> SlotToken {
+        if self.try_fast() {
+            return SlotToken::NONE;
+        }
+        self.acquire_slow(slot % S, Deadline::NEVER)
+            .expect("an acquisition without deadline only returns with the lock")
+    }
+
+    /// Takes the lock if it is free; never parks.
+    #[inline]
+    pub fn try_acquire(&self) -> Option<SlotToken> {
+        self.try_take().then_some(SlotToken::NONE)
+    }
+
+    /// Tries to take the lock until `deadline`, parking in the caller's slot.
+    pub fn try_acquire_until(&self, deadline: Deadline) -> Option<SlotToken> {
+        self.try_acquire_in_until(crate::slots::slot_hint::<S>(), deadline)
+    }
+
+    /// Tries to take the lock until `deadline`, parking in slot `slot % S`
+    /// (any value is safe). `None` only once the deadline has passed.
+    pub fn try_acquire_in_until(&self, slot: usize, deadline: Deadline) -> Option<SlotToken> {
+        if self.try_fast() {
+            return Some(SlotToken::NONE);
+        }
+        self.acquire_slow(slot % S, deadline)
+    }
+
+    #[inline]
+    fn try_fast(&self) -> bool {
+        // Acquire: pairs with the release's `fetch_and`. Relaxed on
+        // failure: a failed attempt takes nothing.
+        self.word
+            .compare_exchange(0, LOCKED, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok()
+    }
+
+    /// Takes the lock if `LOCKED` is clear, whatever the parked count.
+    #[inline]
+    fn try_take(&self) -> bool {
+        // Relaxed: only picks the value for the CAS, which has the Acquire.
+        let mut w = self.word.load(Ordering::Relaxed);
+        while w & LOCKED == 0 {
+            // Acquire: pairs with the release's `fetch_and`.
+            match self.word.compare_exchange_weak(
+                w,
+                w | LOCKED,
+                Ordering::Acquire,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return true,
+                Err(now) => w = now,
+            }
+        }
+        false
+    }
+
+    #[cold]
+    fn acquire_slow(&self, s: usize, deadline: Deadline) -> Option<SlotToken> {
+        let slot = &self.slots[s];
+        loop {
+            // Spin phase. Relaxed: the budget is a tuning hint, no data.
+            let budget = self.spin.load(Ordering::Relaxed);
+            for _ in 0..budget {
+                if self.try_take() {
+                    self.spin
+                        .store((budget.saturating_mul(2)).min(SPIN_MAX), Ordering::Relaxed);
+                    return Some(SlotToken::at(s));
+                }
+                crate::sync::spin_loop();
+            }
+            // Park phase: spinning did not pay; spin less next time.
+            self.spin
+                .store((budget / 2).max(SPIN_MIN), Ordering::Relaxed); // as above
+            // Relaxed: published by the Release half of the `word` RMW below.
+            slot.sleepers.fetch_add(1, Ordering::Relaxed);
+            // Acquire: a bump seen here makes the bumping release's
+            // `fetch_and` precede our `word` RMW below (see module docs).
+            let epoch = slot.epoch.load(Ordering::Acquire);
+            // AcqRel: publishes our `sleepers` increment to the release
+            // that reads this RMW's result, and orders us after it.
+            let w = self.word.fetch_add(PARKED, Ordering::AcqRel);
+            if w & LOCKED == 0 || deadline.expired() {
+                // The lock was free when we registered (or we give up):
+                // do not sleep.
+                let got = self.try_take();
+                self.unpark(s, !got);
+                if got {
+                    return Some(SlotToken::at(s));
+                }
+                if deadline.expired() {
+                    return None;
+                }
+                continue;
+            }
+            crate::coverage::hit!("ron_park.sleeps");
+            futex::wait(&slot.epoch, epoch, deadline);
+            let got = self.try_take();
+            let leaving = !got && deadline.expired();
+            self.unpark(s, leaving);
+            if got {
+                return Some(SlotToken::at(s));
+            }
+            if leaving {
+                crate::coverage::hit!("ron_park.timed_out");
+                return None;
+            }
+        }
+    }
+
+    /// Deregisters a parked waiter of slot `s`. A waiter leaving without
+    /// the lock (`pass_on`) may have received a wake-up meant to keep the
+    /// lock moving: if the lock is free and others are parked, it wakes
+    /// the next sleeper itself.
+    fn unpark(&self, s: usize, pass_on: bool) {
+        // Relaxed: ordered before the `word` RMW below by its Release half.
+        self.slots[s].sleepers.fetch_sub(1, Ordering::Relaxed);
+        // AcqRel: as the registration's RMW.
+        let w = self.word.fetch_sub(PARKED, Ordering::AcqRel) - PARKED;
+        if pass_on && w & LOCKED == 0 && w >= PARKED {
+            crate::coverage::hit!("ron_park.passes_on");
+            self.wake_next(s);
+        }
+    }
+
+    /// Wakes one sleeper of the first slot after `from` along the route
+    /// (ending with `from` itself) that has one.
+    fn wake_next(&self, from: usize) {
+        for i in 1..=S {
+            let t = (from + i) % S;
+            let slot = &self.slots[t];
+            // Relaxed: made visible by the `word` RMW the caller read (see
+            // the registration).
+            if slot.sleepers.load(Ordering::Relaxed) != 0 {
+                crate::coverage::hit!("ron_park.wakes");
+                // Release: pairs with the parking waiter's Acquire load.
+                slot.epoch.fetch_add(1, Ordering::Release);
+                futex::wake(&slot.epoch, 1);
+                return;
+            }
+        }
+    }
+
+    /// Releases the lock and wakes the next sleeper along the route after
+    /// the acquirer's slot, if anybody is parked.
+    ///
+    /// # Safety
+    /// The caller holds the lock, acquired with `token`'s acquisition.
+    #[inline]
+    pub unsafe fn release(&self, token: SlotToken) {
+        // AcqRel: Release publishes the critical section to the next
+        // taker; Acquire makes parked waiters' slot registrations visible.
+        let w = self.word.fetch_and(!LOCKED, Ordering::AcqRel);
+        if w >= PARKED {
+            self.wake_next(token.slot_or_hint::<S>());
+        }
+    }
+
+    /// Same as [`release`](Self::release): a woken sleeper competes with
+    /// spinners; there is no direct handover.
+    ///
+    /// # Safety
+    /// As for [`release`](Self::release).
+    #[inline]
+    pub unsafe fn release_fair(&self, token: SlotToken) {
+        // SAFETY: same contract.
+        unsafe { self.release(token) }
+    }
+
+    /// Whether the lock is held (a momentary snapshot).
+    #[inline]
+    pub fn is_held(&self) -> bool {
+        self.word.load(Ordering::Relaxed) & LOCKED != 0 // a snapshot by contract
+    }
+}
+
+crate::raw_impl::impl_raw_mutex! {
+    impl [const S: usize] for RonPark<S>, guard = SlotToken, debug "RonPark" { slots: S }, fair
+}
+
+crate::timed::impl_raw_mutex_timed! {
+    impl [const S: usize] for RonPark<S>
+}
