@@ -203,7 +203,9 @@ impl<const S: usize> RonPark<S> {
                         .store((budget.saturating_mul(2)).min(SPIN_MAX), Ordering::Relaxed);
                     return Some(SlotToken::at(s));
                 }
-                crate::sync::spin_loop();
+                // A plain pause even under loom: the budget is bounded, and
+                // a loom yield here would let every release run first.
+                core::hint::spin_loop();
             }
             // Park phase: spinning did not pay; spin less next time.
             self.spin
