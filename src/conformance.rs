@@ -139,7 +139,7 @@ impl Unsynced {
                 std::hint::spin_loop();
             }
             std::ptr::write_volatile(self.value.get(), v + 1);
-            if v % 64 == 0 {
+            if v.is_multiple_of(64) {
                 progress();
             }
         }

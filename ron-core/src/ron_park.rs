@@ -56,11 +56,13 @@
 //!   passes on a wake-up it may have received).
 //!
 //! ## Spin budget
-//! One budget per lock, in looks at the lock word: it doubles (up to
-//! [`SPIN_MAX`]) when a spinner takes the lock, and halves (down to
-//! [`SPIN_MIN`]) whenever a waiter has to sleep, so it shrinks when threads
-//! outnumber CPUs (spinning stops paying) and grows back when handovers
-//! happen while waiters spin.
+//! One budget per lock, in looks at the lock word: the first looks are
+//! separated by exponentially growing pauses (1, 2, 4 .. 64), later ones by
+//! a yield of the CPU. The budget doubles (up to [`SPIN_MAX`]) when a
+//! spinner takes the lock, and halves (down to [`SPIN_MIN`]) whenever a
+//! waiter has to sleep, so it shrinks when threads outnumber CPUs and
+//! spinning stops paying, and grows back when handovers happen while
+//! waiters spin.
 //!
 //! ## Cost
 //! Bytes per lock: `128 * (S + 2)` (the word, the budget and every slot on
@@ -88,10 +90,30 @@ use crate::timed::Deadline;
 const LOCKED: u32 = 1;
 const PARKED: u32 = 2;
 
-/// Fewest looks a waiter spins before it parks.
-pub const SPIN_MIN: u32 = if cfg!(loom) { 1 } else { 4 };
-/// Most looks a waiter spins before it parks.
-pub const SPIN_MAX: u32 = if cfg!(loom) { 1 } else { 1024 };
+/// Fewest looks a waiter takes at the lock word before it parks.
+pub const SPIN_MIN: u32 = if cfg!(loom) { 1 } else { 2 };
+/// Most looks a waiter takes at the lock word before it parks.
+pub const SPIN_MAX: u32 = if cfg!(loom) { 1 } else { 20 };
+/// Budget of a new lock.
+const SPIN_INIT: u32 = if cfg!(loom) { 1 } else { 10 };
+/// Looks that pause (2^look pauses each) before looks start to yield.
+const PAUSE_LOOKS: u32 = 7;
+
+/// Between two looks of the spin phase: `2^look` pauses for the first
+/// [`PAUSE_LOOKS`] looks, then a yield of the CPU (a co-runner, maybe the
+/// holder, gets it without a futex round trip). A plain pause under loom:
+/// the budget is bounded, and a loom yield would let every release run
+/// first.
+#[inline]
+fn pause(look: u32) {
+    if cfg!(loom) || look < PAUSE_LOOKS {
+        for _ in 0..1u32 << look.min(PAUSE_LOOKS) {
+            core::hint::spin_loop();
+        }
+    } else {
+        std::thread::yield_now();
+    }
+}
 /// Default number of slots.
 pub const DEFAULT_SLOTS: usize = 16;
 
@@ -114,7 +136,7 @@ impl<const S: usize> RonPark<S> {
             const { assert!(S >= 1, "a RON lock needs at least one slot") };
             RonPark {
                 word: CachePadded::new(AtomicU32::new(0)),
-                spin: CachePadded::new(AtomicU32::new(SPIN_MAX / 16 + SPIN_MIN)),
+                spin: CachePadded::new(AtomicU32::new(SPIN_INIT)),
                 slots: crate::sync::array_init!(
                     S,
                     CachePadded::new(ParkSlot { sleepers: AtomicU32::new(0), epoch: AtomicU32::new(0) })
@@ -197,15 +219,18 @@ impl<const S: usize> RonPark<S> {
         loop {
             // Spin phase. Relaxed: the budget is a tuning hint, no data.
             let budget = self.spin.load(Ordering::Relaxed);
-            for _ in 0..budget {
+            for look in 0..budget {
                 if self.try_take() {
                     self.spin
                         .store((budget.saturating_mul(2)).min(SPIN_MAX), Ordering::Relaxed);
                     return Some(SlotToken::at(s));
                 }
-                // A plain pause even under loom: the budget is bounded, and
-                // a loom yield here would let every release run first.
-                core::hint::spin_loop();
+                // Only the yielding looks check the clock (the pausing
+                // ones are short); nothing is registered yet.
+                if look >= PAUSE_LOOKS && deadline.expired() {
+                    return None;
+                }
+                pause(look);
             }
             // Park phase: spinning did not pay; spin less next time.
             self.spin
