@@ -208,8 +208,10 @@ impl<M> core::fmt::Debug for RonCondvar<M> {
 
 /// Aborts the process if dropped during a panic (a second panic while
 /// unwinding aborts): armed around the relock, which must not fail.
+#[cfg(not(loom))]
 struct AbortOnUnwind;
 
+#[cfg(not(loom))]
 impl Drop for AbortOnUnwind {
     fn drop(&mut self) {
         panic!("ron_core::RonCondvar: relocking the mutex after a wait panicked");
