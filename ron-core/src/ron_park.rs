@@ -199,7 +199,8 @@ impl<const S: usize> RonPark<S> {
         // Relaxed: only picks the value for the CAS, which has the Acquire.
         let mut w = self.word.load(Ordering::Relaxed);
         while w & LOCKED == 0 {
-            // Acquire: pairs with the release's `fetch_and`.
+            // Acquire: pairs with the release's `fetch_and`. Relaxed on
+            // failure: a failed attempt takes nothing.
             match self.word.compare_exchange_weak(
                 w,
                 w | LOCKED,
@@ -221,6 +222,7 @@ impl<const S: usize> RonPark<S> {
             let budget = self.spin.load(Ordering::Relaxed);
             for look in 0..budget {
                 if self.try_take() {
+                    // Relaxed: as above.
                     self.spin
                         .store((budget.saturating_mul(2)).min(SPIN_MAX), Ordering::Relaxed);
                     return Some(SlotToken::at(s));

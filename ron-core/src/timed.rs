@@ -3,10 +3,10 @@
 //!
 //! A lock opts in by having an inherent
 //! `fn try_acquire_until(&self, deadline: Deadline) -> Option<Guard>` and
-//! invoking [`impl_raw_mutex_timed!`]; the macro turns `try_lock_for` and
+//! invoking the crate-private `impl_raw_mutex_timed!`; the macro turns `try_lock_for` and
 //! `try_lock_until` into a [`Deadline`] and calls it. Locks whose waiting
 //! is a plain retry loop (nothing registered, nothing to undo) write their
-//! `try_acquire_until` with [`retry_until`].
+//! `try_acquire_until` with the crate-private `retry_until`.
 //!
 //! A lock whose waiter registers somewhere while it waits (a slot count, a
 //! claimed flag, a queue node) writes its own loop: take the lock or look
