@@ -16,33 +16,38 @@
 //! ## States
 //! | field | meaning | written by |
 //! |---|---|---|
-//! | `word` bit 0 | `LOCKED` | set by the CAS that takes the lock, cleared by the release's `fetch_and` |
-//! | `word` bits 1.. | threads parked in any slot (registered, possibly not asleep yet) | `+2` by a parking waiter, `-2` when it wakes or leaves |
-//! | slot `sleepers` | threads parked in this slot | `+1` before the `word` `+2`; `-1` before the `word` `-2` |
+//! | `word` bit 0 | `LOCKED` | set by the CAS that takes the lock, cleared by the release's CAS |
+//! | `word` bit 1 | `WAKING`: a wake-up is on its way | set by a release (or a leaving timed waiter) in the same CAS that frees the lock, only while threads are parked; cleared by every unpark |
+//! | `word` bits 2.. | threads parked in any slot (registered, possibly not asleep yet) | `+4` by a parking waiter, `-4` when it wakes or leaves |
+//! | slot `sleepers` | threads parked in this slot | `+1` before the `word` `+4`; `-1` before the `word` `-4` |
 //! | slot `epoch` | futex word: wake-ups sent to this slot (wrapping) | `+1` by a release that picked this slot |
 //!
-//! A parking waiter: `sleepers += 1`, reads `epoch`, `word += 2`; if that
+//! A parking waiter: `sleepers += 1`, reads `epoch`, `word += 4`; if that
 //! RMW saw the lock free it tries to take it instead of sleeping, else it
-//! sleeps while `epoch` is unchanged. A release: `word &= !LOCKED`; if the
-//! RMW saw parked threads, it scans the slots from its own + 1 along the
-//! route and, in the first with `sleepers != 0`, bumps `epoch` and wakes one
-//! sleeper.
+//! sleeps while `epoch` is unchanged. A release: one CAS clears `LOCKED`
+//! and, if threads are parked and `WAKING` is clear, sets `WAKING`; then it
+//! scans the slots from its own + 1 along the route and, in the first with
+//! `sleepers != 0`, bumps `epoch` and wakes one sleeper. With `WAKING`
+//! set, releases wake nobody: one woken thread at a time competes for the
+//! lock, instead of one futex wake per release.
 //!
 //! ## Why no wake-up is lost
 //! All changes of `word` are read-modify-writes, so they are totally
-//! ordered. If a parking waiter's `word += 2` comes after a release's
-//! `fetch_and`, it sees the lock free and does not sleep. If it comes
-//! before, the release sees it parked and wakes some sleeper of a slot with
-//! `sleepers != 0` (the waiter's increment is visible: it precedes its
-//! `word` RMW, which the release's RMW reads from). The waiter read `epoch`
-//! before its `word` RMW, so an `epoch` bump after that read makes its
-//! futex wait return at once; a bump before it would mean the release's
-//! `fetch_and` preceded the waiter's `word += 2`, the first case. A thread
-//! woken for a slot that it then does not need (it took the lock while
-//! parking, or the wake-up went to a slot whose only waiter just left)
-//! either holds the lock (its own release wakes the next) or, for a timed
-//! waiter that gives up, passes the wake-up on: after deregistering, if
-//! the lock is free and others are parked, it wakes the next sleeper itself.
+//! ordered. If a parking waiter's `word += 4` comes after a release's CAS,
+//! it sees the lock free and does not sleep. If it comes before, the
+//! release sees it parked and, unless `WAKING` is set, wakes some sleeper
+//! of a slot with `sleepers != 0` (the waiter's increment is visible: it
+//! precedes its `word` RMW, which the release's RMW reads from). The waiter
+//! read `epoch` before its `word` RMW, so an `epoch` bump after that read
+//! makes its futex wait return at once; a bump before it would mean the
+//! release's CAS preceded the waiter's `word += 4`, the first case.
+//! `WAKING` is only set while threads are parked, and each of them clears
+//! it when it unparks, so it never stays set with nobody to clear it; the
+//! thread that clears it either takes the lock (its release wakes the
+//! next), finds it held (that holder's release wakes the next) or, for a
+//! timed waiter that gives up, passes the wake-up on: if the lock is free
+//! and others are parked, its unpark sets `WAKING` again and it wakes the
+//! next sleeper itself.
 //!
 //! ## Guarantees
 //! * Mutual exclusion: only the CAS that sees `LOCKED` clear takes it.
@@ -66,8 +71,9 @@
 //!
 //! ## Cost
 //! Bytes per lock: `128 * (S + 2)` (the word, the budget and every slot on
-//! their own 128-byte pair of lines). Uncontended lock + unlock: one CAS and
-//! one `fetch_and`; the slot scan runs only when somebody is parked.
+//! their own 128-byte pair of lines). Uncontended lock + unlock: two CAS;
+//! the slot scan runs only when somebody is parked and no wake-up is in
+//! flight.
 //!
 //! ```
 //! use ron_core::RonPark;
@@ -88,7 +94,8 @@ use crate::sync::{AtomicU32, Ordering};
 use crate::timed::Deadline;
 
 const LOCKED: u32 = 1;
-const PARKED: u32 = 2;
+const WAKING: u32 = 2;
+const PARKED: u32 = 4;
 
 /// Fewest looks a waiter takes at the lock word before it parks.
 pub const SPIN_MIN: u32 = if cfg!(loom) { 1 } else { 2 };
@@ -186,7 +193,7 @@ impl<const S: usize> RonPark<S> {
 
     #[inline]
     fn try_fast(&self) -> bool {
-        // Acquire: pairs with the release's `fetch_and`. Relaxed on
+        // Acquire: pairs with the release's CAS. Relaxed on
         // failure: a failed attempt takes nothing.
         self.word
             .compare_exchange(0, LOCKED, Ordering::Acquire, Ordering::Relaxed)
@@ -199,7 +206,7 @@ impl<const S: usize> RonPark<S> {
         // Relaxed: only picks the value for the CAS, which has the Acquire.
         let mut w = self.word.load(Ordering::Relaxed);
         while w & LOCKED == 0 {
-            // Acquire: pairs with the release's `fetch_and`. Relaxed on
+            // Acquire: pairs with the release's CAS. Relaxed on
             // failure: a failed attempt takes nothing.
             match self.word.compare_exchange_weak(
                 w,
@@ -240,7 +247,7 @@ impl<const S: usize> RonPark<S> {
             // Relaxed: published by the Release half of the `word` RMW below.
             slot.sleepers.fetch_add(1, Ordering::Relaxed);
             // Acquire: a bump seen here makes the bumping release's
-            // `fetch_and` precede our `word` RMW below (see module docs).
+            // CAS precede our `word` RMW below (see module docs).
             let epoch = slot.epoch.load(Ordering::Acquire);
             // AcqRel: publishes our `sleepers` increment to the release
             // that reads this RMW's result, and orders us after it.
@@ -280,11 +287,31 @@ impl<const S: usize> RonPark<S> {
     fn unpark(&self, s: usize, pass_on: bool) {
         // Relaxed: ordered before the `word` RMW below by its Release half.
         self.slots[s].sleepers.fetch_sub(1, Ordering::Relaxed);
-        // AcqRel: as the registration's RMW.
-        let w = self.word.fetch_sub(PARKED, Ordering::AcqRel) - PARKED;
-        if pass_on && w & LOCKED == 0 && w >= PARKED {
-            crate::coverage::hit!("ron_park.passes_on");
-            self.wake_next(s);
+        // Relaxed: only picks the value for the CAS below.
+        let mut w = self.word.load(Ordering::Relaxed);
+        loop {
+            // Every unpark clears WAKING: the wake-up in flight (maybe
+            // ours) has arrived, or went to a thread that left; either way
+            // the next release may wake again.
+            let mut new = (w - PARKED) & !WAKING;
+            let wake = pass_on && new & LOCKED == 0 && new >= PARKED;
+            if wake {
+                new |= WAKING;
+            }
+            // AcqRel: as the registration's RMW. Relaxed on failure: retried.
+            match self
+                .word
+                .compare_exchange_weak(w, new, Ordering::AcqRel, Ordering::Relaxed)
+            {
+                Ok(_) => {
+                    if wake {
+                        crate::coverage::hit!("ron_park.passes_on");
+                        self.wake_next(s);
+                    }
+                    return;
+                }
+                Err(now) => w = now,
+            }
         }
     }
 
@@ -313,11 +340,44 @@ impl<const S: usize> RonPark<S> {
     /// The caller holds the lock, acquired with `token`'s acquisition.
     #[inline]
     pub unsafe fn release(&self, token: SlotToken) {
-        // AcqRel: Release publishes the critical section to the next
-        // taker; Acquire makes parked waiters' slot registrations visible.
-        let w = self.word.fetch_and(!LOCKED, Ordering::AcqRel);
-        if w >= PARKED {
-            self.wake_next(token.slot_or_hint::<S>());
+        // Release: publishes the critical section to the next taker; the
+        // common case, nobody parked. Relaxed on failure: handled below.
+        if self
+            .word
+            .compare_exchange(LOCKED, 0, Ordering::Release, Ordering::Relaxed)
+            .is_ok()
+        {
+            return;
+        }
+        self.release_slow(token);
+    }
+
+    #[cold]
+    fn release_slow(&self, token: SlotToken) {
+        // Relaxed: only picks the value for the CAS below.
+        let mut w = self.word.load(Ordering::Relaxed);
+        loop {
+            // Unlock, and claim the one wake-up in flight (WAKING) if
+            // somebody is parked and no wake-up is on its way yet: in the
+            // same RMW, so WAKING is only ever set while threads are
+            // parked, and each of them clears it when it unparks.
+            let wake = w >= PARKED && w & WAKING == 0;
+            let new = (w & !LOCKED) | if wake { WAKING } else { 0 };
+            // AcqRel: Release publishes the critical section to the next
+            // taker; Acquire makes parked waiters' slot registrations
+            // visible to the scan. Relaxed on failure: retried.
+            match self
+                .word
+                .compare_exchange_weak(w, new, Ordering::AcqRel, Ordering::Relaxed)
+            {
+                Ok(_) => {
+                    if wake {
+                        self.wake_next(token.slot_or_hint::<S>());
+                    }
+                    return;
+                }
+                Err(now) => w = now,
+            }
         }
     }
 

@@ -18,6 +18,10 @@
 //!   leaver passes it on (`ron_park.passes_on`, counted): the sleeper in
 //!   slot 0 always wakes.
 //!
+//! * `two_sleepers`: a holder and two waiters; a release wakes only when
+//!   no wake-up is in flight (`WAKING`), and every unpark clears it, so the
+//!   second sleeper is woken by a later release: nobody stays asleep.
+//!
 //! Every model checks mutual exclusion through a `loom::cell::UnsafeCell`,
 //! the final count, and that the lock is free at the end.
 #![cfg(loom)]
@@ -112,12 +116,41 @@ fn timed_leaver_passes_on() {
     });
 }
 
+/// A holder and two waiters in slots 0 and 1: at most one wake-up is in
+/// flight (`WAKING`), so the second sleeper is woken only after the first
+/// woken thread unparked; neither may be left asleep.
+fn two_sleepers() {
+    let mut b = loom::model::Builder::new();
+    b.preemption_bound = Some(2);
+    b.max_branches = 50_000;
+    b.check(|| {
+        let s = Shared::<2>::new();
+        let t = s.lock.acquire_in(0);
+        let hs: Vec<_> = [0, 1]
+            .into_iter()
+            .map(|slot| {
+                let s = s.clone();
+                thread::spawn(move || {
+                    let t = s.lock.acquire_in(slot);
+                    s.bump_and_release(t);
+                })
+            })
+            .collect();
+        s.bump_and_release(t);
+        for h in hs {
+            h.join().unwrap();
+        }
+        assert_eq!(s.total(), 3);
+        assert!(!s.lock.is_held(), "lock left held");
+    });
+}
+
 #[test]
 fn park_unpark_races() {
     // One test function: the path counters are process-wide, so the models
     // run one after another and each reads its own counts.
     type Model = (&'static str, fn(), &'static [&'static str]);
-    let models: [Model; 4] = [
+    let models: [Model; 5] = [
         (
             "release races park, one slot",
             || release_races_park::<1>([0, 0]),
@@ -131,6 +164,11 @@ fn park_unpark_races() {
         (
             "release races park, slots [1, 0]",
             || release_races_park::<2>([1, 0]),
+            &["ron_park.sleeps", "ron_park.wakes"],
+        ),
+        (
+            "two sleepers, one wake-up in flight",
+            two_sleepers,
             &["ron_park.sleeps", "ron_park.wakes"],
         ),
         (
