@@ -19,35 +19,79 @@
 //! * [`unlock_fair_and_bump`]: `RawMutexFair` through the guards.
 //!
 //! Every check runs under a watchdog: a lock that loses a wakeup fails the
-//! test after [`WATCHDOG`] instead of hanging it.
+//! test once the suite has made no progress for [`WATCHDOG`] (or
+//! `RON_WATCHDOG_SECS` seconds), instead of hanging it. The watchdog counts
+//! progress (critical sections completed, see [`progress`]), not elapsed
+//! time, so a slow check on a loaded machine never trips it.
 
 use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, mpsc};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use lock_api::{Mutex, RawMutex, RawMutexFair};
 
-/// How long one check may run before it is declared hung.
+/// How long the suite may go without any progress before a check is
+/// declared hung (override with the `RON_WATCHDOG_SECS` environment
+/// variable).
 pub const WATCHDOG: Duration = Duration::from_secs(120);
 
-/// Runs `f` on a helper thread and panics if it has not finished within
-/// [`WATCHDOG`] (a lost wakeup or a deadlock), or re-raises its panic.
+/// Critical sections completed by the checks of this process (every 64th
+/// [`Unsynced::bump`] and every [`progress`] call count one).
+static PROGRESS: AtomicU64 = AtomicU64::new(0);
+
+/// Tells the watchdog that a check made progress.
+pub fn progress() {
+    // Relaxed: a counter the watchdog compares with its last look.
+    PROGRESS.fetch_add(1, Ordering::Relaxed);
+}
+
+/// The watchdog's limit: `RON_WATCHDOG_SECS` if set, else [`WATCHDOG`].
+pub fn watchdog_limit() -> Duration {
+    std::env::var("RON_WATCHDOG_SECS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(WATCHDOG, Duration::from_secs)
+}
+
+/// Runs `f` on a helper thread and panics if the process made no progress
+/// (see [`progress`]) for [`watchdog_limit`] while `f` ran (a lost wakeup or
+/// a deadlock), or re-raises its panic. A check that is merely slow, on a
+/// loaded machine, keeps counting and is never stopped.
 pub fn with_watchdog<F: FnOnce() + Send + 'static>(what: &str, f: F) {
+    let limit = watchdog_limit();
     let (tx, rx) = mpsc::channel();
     let h = std::thread::spawn(move || {
         f();
         let _ = tx.send(());
     });
-    match rx.recv_timeout(WATCHDOG) {
-        Ok(()) => h.join().expect("check thread"),
-        Err(mpsc::RecvTimeoutError::Disconnected) => {
-            if let Err(p) = h.join() {
-                std::panic::resume_unwind(p);
+    let started = Instant::now();
+    let mut last = PROGRESS.load(Ordering::Relaxed); // compared with later looks only
+    let mut since = Instant::now();
+    loop {
+        match rx.recv_timeout(Duration::from_secs(1)) {
+            Ok(()) => return h.join().expect("check thread"),
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                if let Err(p) = h.join() {
+                    std::panic::resume_unwind(p);
+                }
+                return;
             }
-        }
-        Err(mpsc::RecvTimeoutError::Timeout) => {
-            panic!("{what}: no progress within {WATCHDOG:?} (lost wakeup or deadlock)")
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                let now = PROGRESS.load(Ordering::Relaxed); // as above
+                if now != last {
+                    last = now;
+                    since = Instant::now();
+                } else if since.elapsed() >= limit {
+                    panic!(
+                        "{what}: no critical section completed anywhere in this test process \
+                         for {limit:?} (running {:?}): lost wakeup or deadlock \
+                         (raise the limit with RON_WATCHDOG_SECS if the machine is \
+                         stopped rather than slow)",
+                        started.elapsed()
+                    )
+                }
+            }
         }
     }
 }
@@ -95,6 +139,9 @@ impl Unsynced {
                 std::hint::spin_loop();
             }
             std::ptr::write_volatile(self.value.get(), v + 1);
+            if v.is_multiple_of(64) {
+                progress();
+            }
         }
         self.inside.fetch_sub(1, Ordering::Relaxed); // as above
     }

@@ -1,6 +1,6 @@
 //! The conformance suite over the RON family, for S in {1, 2, 3, 64, 65, 256}.
 
-use ron_core::{NxtRon, Ron, RonPlock, RonRaw, RonTicket};
+use ron_core::{NxtRon, Ron, RonPark, RonPlock, RonRaw, RonTicket};
 use ron_suite::conformance_tests;
 
 conformance_tests!(ron_raw_default, RonRaw, fair);
@@ -38,3 +38,9 @@ conformance_tests!(ron_alg1_3, Ron<3>, fair);
 conformance_tests!(ron_alg1_64, Ron<64>, fair);
 conformance_tests!(ron_alg1_65, Ron<65>, fair);
 conformance_tests!(ron_alg1_256, Ron<256>, fair);
+
+conformance_tests!(ron_park_default, RonPark, fair);
+conformance_tests!(ron_park_1, RonPark<1>, fair);
+conformance_tests!(ron_park_2, RonPark<2>, fair);
+conformance_tests!(ron_park_3, RonPark<3>, fair);
+conformance_tests!(ron_park_64, RonPark<64>, fair);

@@ -15,7 +15,8 @@ use std::time::{Duration, Instant};
 
 use lock_api::{Mutex, RawMutex};
 use ron_core::{
-    CBoMcs, Cna, Fsl, Mcs, NxtRon, Ron, RonPlock, RonRaw, RonTicket, ShRon, Tas, Ticket, Ttas,
+    CBoMcs, Cna, Fsl, Mcs, NxtRon, Ron, RonPark, RonPlock, RonRaw, RonTicket, ShRon, Tas, Ticket,
+    Ttas,
 };
 use ron_suite::Unsynced;
 
@@ -140,6 +141,7 @@ type Point = fn(&str, usize, Duration) -> u64;
 fn stress() {
     let locks: &[(&str, Point)] = &[
         ("RonRaw", point::<RonRaw>),
+        ("RonPark", point::<RonPark>),
         ("NxtRon<16>", point::<NxtRon<16>>),
         ("RonPlock<16>", point::<RonPlock<16>>),
         ("RonTicket<16>", point::<RonTicket<16>>),

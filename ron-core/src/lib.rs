@@ -80,8 +80,11 @@
 #![cfg_attr(not(feature = "std"), no_std)]
 #![warn(missing_docs)]
 
+pub mod condvar;
 #[doc(hidden)]
 pub mod coverage;
+#[cfg(feature = "std")]
+mod futex;
 pub mod groups;
 pub mod hint;
 mod in_use;
@@ -92,9 +95,13 @@ pub mod route;
 pub mod slots;
 mod sync;
 mod unwind;
+#[cfg(feature = "std")]
+pub mod timed;
 
 pub mod nxt_ron;
 pub mod ron;
+#[cfg(feature = "std")]
+pub mod ron_park;
 pub mod ron_plock;
 pub mod ron_raw;
 pub mod ron_ticket;
@@ -109,8 +116,13 @@ pub mod tas;
 pub mod ticket;
 pub mod ttas;
 
+#[cfg(not(loom))]
+pub use condvar::Condvar;
+pub use condvar::RonCondvar;
 pub use nxt_ron::NxtRon;
 pub use ron::Ron;
+#[cfg(feature = "std")]
+pub use ron_park::RonPark;
 pub use ron_plock::RonPlock;
 pub use ron_raw::RonRaw;
 pub use ron_ticket::RonTicket;

@@ -5,10 +5,18 @@
 //! the route from its own slot + 1 and turns the first `WAITING` flag into
 //! `GRANTED`, keeping the lock word set, so the lock passes straight to that
 //! waiter. A waiter that finds its slot already claimed (two threads on one
-//! slot: more threads than slots, a shared CPU, a wrong hint) does not touch
-//! the flag: it waits on the lock word alone, TTAS-style. Without that claim
-//! step two threads would spin on one flag and a single grant would release
-//! both (the published code's bug, DESIGN 3.3.1).
+//! slot: more threads than slots, a shared CPU, a wrong hint) does not spin
+//! on the flag: it waits on the lock word, TTAS-style, and claims the flag
+//! as soon as it is `FREE` again. Without the claim step two threads would
+//! spin on one flag and a single grant would release both (the bug of the
+//! published code).
+//!
+//! Claiming again matters: a waiter that stayed unclaimed could only take
+//! the lock word in the instant between a release that found no claimer
+//! and the next fast-path CAS, and a thread re-locking in a loop on a
+//! running CPU wins that race almost every time. With two threads in one
+//! slot, one of them migrating, that starved the migrating thread for up to
+//! seconds per acquisition; claiming again makes the two alternate.
 //!
 //! ## States
 //! | `in_use` | flag of slot `s` | meaning |
@@ -30,13 +38,18 @@
 //! * Progress (deadlock-freedom).
 //! * Bounded waiting for claimers: once a thread has claimed its slot, at
 //!   most `S - 1` other acquisitions (one per other slot) plus one racing
-//!   fast-path acquisition happen before its own. Threads that could not
-//!   claim (slot already taken) have no bound.
-//! * Panics: a waiter whose `Relax` policy panics gives its claim back, or,
-//!   if its slot was granted meanwhile, takes the lock and hands it on, then
-//!   unwinds; an unlock whose CPU hint panics releases the lock (scanning
-//!   from slot 0) before it unwinds. The lock stays usable
-//!   (`docs/panic-safety.md`).
+//!   fast-path acquisition happen before its own. A thread that finds its
+//!   slot claimed by another has no bound until it claims (it retries at
+//!   every look, and succeeds once the other claimer got its grant).
+//! * `RawMutexTimed` (`std`): a timed waiter that gives up withdraws its
+//!   claim with a CAS `WAITING -> FREE` that races the holder's grant CAS
+//!   on the same flag; if the grant won, the waiter owns the lock and
+//!   returns it, so no grant ever goes to a thread that left.
+//! * Panics: a waiter whose `Relax` policy panics gives its claim back the
+//!   same way, or, if its slot was granted meanwhile, takes the lock and
+//!   hands it on, then unwinds; an unlock whose CPU hint panics releases
+//!   the lock (scanning from slot 0) before it unwinds. The lock stays
+//!   usable (`docs/panic-safety.md`).
 //!
 //! ## Cost
 //! Bytes per lock: `128 * (S + 1)` (the lock word and every flag on their
@@ -50,6 +63,7 @@
 //! assert_eq!(*m.lock(), 1);
 //! ```
 
+use core::cell::Cell;
 use core::marker::PhantomData;
 
 use crossbeam_utils::CachePadded;
@@ -94,64 +108,174 @@ impl<const S: usize, R: Relax> Ron<S, R> {
 
     #[cold]
     fn acquire_slow(&self, s: usize, on_wait: impl FnOnce()) -> SlotToken {
-        let flag = &self.flags[s];
         // User code before claiming: a panic here leaves nothing behind.
         let mut relax = R::default();
-        // Relaxed: claiming transfers no data; it only makes this thread the
-        // one consumer of the slot's grant.
-        let claimed = flag
-            .compare_exchange(FREE, WAITING, Ordering::Relaxed, Ordering::Relaxed)
-            .is_ok();
+        let claimed = Cell::new(self.claim(s));
         // While claimed, a panic in `relax` (or `on_wait`) unwinds through
-        // this guard: it gives the flag back, or, if the holder granted it
+        // this guard: it gives the claim back, or, if the holder granted it
         // meanwhile, owns the lock and hands it on.
-        let claim = OnUnwind::new(|| {
-            if claimed {
-                self.unclaim_on_unwind(s);
-            }
-        });
+        let guard = OnUnwind::new(|| self.unclaim_on_unwind(s, &claimed));
         on_wait();
         loop {
-            // Acquire: pairs with the holder's Release CAS WAITING -> GRANTED.
-            if claimed && flag.load(Ordering::Acquire) == GRANTED {
-                // Relaxed: the flag carries no data for the next claimer.
-                flag.store(FREE, Ordering::Relaxed);
-                claim.disarm();
-                return SlotToken::at(s);
-            }
-            if self.in_use.take_if_free() {
-                if claimed {
-                    // No grant can be pending: a grant keeps `in_use` true
-                    // until its claimer consumes it, and we just found
-                    // `in_use` false. So the flag is WAITING; give it back.
-                    flag.store(FREE, Ordering::Relaxed); // as above
-                }
-                claim.disarm();
+            if self.look(s, &claimed) {
+                guard.disarm();
                 return SlotToken::at(s);
             }
             relax.relax();
         }
     }
 
-    /// The claimer of slot `s` unwinds without the lock: one CAS `WAITING
-    /// -> FREE` against the holder's CAS `WAITING -> GRANTED`; if the grant
-    /// won, the claimer owns the lock and releases it (no waiting, no user
-    /// code).
-    #[cold]
-    fn unclaim_on_unwind(&self, s: usize) {
+    /// Tries to make this thread the claimer of slot `s` (`FREE ->
+    /// WAITING`); false if another thread holds the claim or a grant to it
+    /// is not consumed yet.
+    #[inline]
+    fn claim(&self, s: usize) -> bool {
         let flag = &self.flags[s];
-        // Acquire on failure: the flag is then GRANTED, and we take the
-        // lock the holder's Release CAS handed over. Relaxed on success: the
-        // flag carries no data.
+        // Relaxed peek, then a Relaxed CAS: claiming transfers no data; it
+        // only makes this thread the one consumer of the slot's grant.
+        flag.load(Ordering::Relaxed) == FREE
+            && flag
+                .compare_exchange(FREE, WAITING, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+    }
+
+    /// One look of a waiter in slot `s`: consumes a grant to its claim, or
+    /// takes a free lock, or (when it holds no claim) tries to claim again.
+    /// True when the caller now owns the lock (and holds no claim).
+    #[inline]
+    fn look(&self, s: usize, claimed: &Cell<bool>) -> bool {
+        let flag = &self.flags[s];
+        // Acquire: pairs with the holder's Release CAS WAITING -> GRANTED.
+        if claimed.get() && flag.load(Ordering::Acquire) == GRANTED {
+            // Relaxed: the flag carries no data for the next claimer.
+            flag.store(FREE, Ordering::Relaxed);
+            claimed.set(false);
+            return true;
+        }
+        if self.in_use.take_if_free() {
+            if claimed.get() {
+                // No grant can be pending: a grant keeps `in_use` true
+                // until its claimer consumes it, and we just found
+                // `in_use` false. So the flag is WAITING; give it back.
+                flag.store(FREE, Ordering::Relaxed); // as above
+                claimed.set(false);
+            }
+            return true;
+        }
+        if !claimed.get() {
+            // Claim as soon as the slot's previous claimer is done: a
+            // waiter that stayed unclaimed would only ever win the lock
+            // word in the instant between a release that found no claimer
+            // and the next fast-path CAS, and a running thread that
+            // re-locks in a loop wins that race nearly every time.
+            claimed.set(self.claim(s));
+            if claimed.get() {
+                crate::coverage::hit!("ron.reclaim");
+            }
+        }
+        false
+    }
+
+    /// Tries to take the lock until `deadline`, waiting in the caller's
+    /// slot (from the CPU hint); see [`try_acquire_in_until`](Self::try_acquire_in_until).
+    #[cfg(feature = "std")]
+    pub fn try_acquire_until(&self, deadline: crate::timed::Deadline) -> Option<SlotToken> {
+        if self.try_fast() {
+            return Some(SlotToken::NONE);
+        }
+        self.try_acquire_in_until(crate::slots::slot_hint::<S>(), deadline)
+    }
+
+    /// Tries to take the lock until `deadline`, waiting in slot `slot % S`
+    /// (any value is safe). `None` only once the deadline has passed.
+    #[cfg(feature = "std")]
+    pub fn try_acquire_in_until(
+        &self,
+        slot: usize,
+        deadline: crate::timed::Deadline,
+    ) -> Option<SlotToken> {
+        self.try_acquire_in_while(slot, || !deadline.expired())
+    }
+
+    /// Waits for the lock in slot `slot % S` (any value is safe) as long as
+    /// `keep_waiting` says so: it is asked after every look that did not
+    /// take the lock, and `None` is returned after it said `false` (a
+    /// deadline, a cancellation flag; works without `std`).
+    ///
+    /// Giving up withdraws the claim with a CAS `WAITING -> FREE`; the
+    /// holder's grant is a CAS `WAITING -> GRANTED` on the same flag, so
+    /// exactly one of the two wins: either the waiter leaves and no grant
+    /// can reach it any more (the holder moves on along the route), or the
+    /// grant arrived first and the waiter owns the lock and returns it.
+    /// A panic in `keep_waiting` or the relax policy withdraws the same way
+    /// (handing the lock on if the grant won) before it unwinds.
+    pub fn try_acquire_in_while(
+        &self,
+        slot: usize,
+        mut keep_waiting: impl FnMut() -> bool,
+    ) -> Option<SlotToken> {
+        let s = slot % S;
+        if self.try_fast() {
+            return Some(SlotToken::NONE);
+        }
+        // User code before claiming: a panic here leaves nothing behind.
+        let mut relax = R::default();
+        let claimed = Cell::new(self.claim(s));
+        let guard = OnUnwind::new(|| self.unclaim_on_unwind(s, &claimed));
+        loop {
+            if self.look(s, &claimed) {
+                guard.disarm();
+                return Some(SlotToken::at(s));
+            }
+            if !keep_waiting() {
+                guard.disarm();
+                if !claimed.get() {
+                    return None;
+                }
+                return if self.withdraw(s) {
+                    crate::coverage::hit!("ron.timed_withdraw");
+                    None
+                } else {
+                    crate::coverage::hit!("ron.timed_grant_won");
+                    Some(SlotToken::at(s))
+                };
+            }
+            relax.relax();
+        }
+    }
+
+    /// The claimer of slot `s` leaves: one CAS `WAITING -> FREE` against
+    /// the holder's CAS `WAITING -> GRANTED`. True if it left; false if the
+    /// grant won, and the caller now owns the lock.
+    #[inline]
+    fn withdraw(&self, s: usize) -> bool {
+        let flag = &self.flags[s];
+        // Relaxed on success: withdrawing transfers nothing. Acquire on
+        // failure: the flag is GRANTED (only the holder changes a WAITING
+        // flag), pairing with its Release CAS.
         match flag.compare_exchange(WAITING, FREE, Ordering::Relaxed, Ordering::Acquire) {
-            Ok(_) => {
-                crate::coverage::hit!("ron.unwind_left");
-            }
+            Ok(_) => true,
             Err(_) => {
-                crate::coverage::hit!("ron.unwind_took_grant");
-                flag.store(FREE, Ordering::Relaxed); // as in `acquire_slow`
-                self.release_from(s);
+                // Relaxed: the flag carries no data for the next claimer.
+                flag.store(FREE, Ordering::Relaxed);
+                false
             }
+        }
+    }
+
+    /// A waiter of slot `s` unwinds without the lock: if it holds a claim,
+    /// it withdraws it, or, if the grant won, owns the lock and releases it
+    /// (no waiting, no user code).
+    #[cold]
+    fn unclaim_on_unwind(&self, s: usize, claimed: &Cell<bool>) {
+        if !claimed.get() {
+            return;
+        }
+        if self.withdraw(s) {
+            crate::coverage::hit!("ron.unwind_left");
+        } else {
+            crate::coverage::hit!("ron.unwind_took_grant");
+            self.release_from(s);
         }
     }
 
@@ -202,4 +326,9 @@ impl<const S: usize, R: Relax> Ron<S, R> {
 
 crate::raw_impl::impl_raw_mutex! {
     impl [const S: usize, R: Relax] for Ron<S, R>, guard = SlotToken, debug "Ron" { slots: S }, fair
+}
+
+#[cfg(feature = "std")]
+crate::timed::impl_raw_mutex_timed! {
+    impl [const S: usize, R: Relax] for Ron<S, R>
 }

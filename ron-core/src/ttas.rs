@@ -19,6 +19,12 @@
 //! * No bounded waiting.
 //! * Panics: a panicking `Relax` policy unwinds out of `lock` with nothing
 //!   to undo (a waiter publishes no state); unlock runs no user code.
+//! * `RawMutexFair`: `unlock_fair` is a plain unlock (no waiter list to
+//!   hand over to), so code written for fair unlocking runs unchanged but
+//!   gets no handover.
+//! * `RawMutexTimed` (`std`): `try_lock_for` / `try_lock_until` retry until
+//!   the deadline; a waiter registers nothing, so giving up leaves the lock
+//!   exactly as it was.
 //!
 //! ## Cost
 //! Bytes per lock: **1**. Uncontended lock + unlock: one CAS and one store.
@@ -96,6 +102,29 @@ impl<R: Relax> Ttas<R> {
         self.locked.store(false, Ordering::Release);
     }
 
+    /// Same as [`release`](Self::release): there is no waiter list to hand
+    /// the lock to, so a fair unlock cannot pass it on directly; every
+    /// waiter (and the releaser) races for it as after any unlock.
+    ///
+    /// # Safety
+    /// As for [`release`](Self::release).
+    #[inline]
+    pub unsafe fn release_fair(&self, guard: ()) {
+        // SAFETY: same contract.
+        unsafe { self.release(guard) }
+    }
+
+    /// Tries to take the lock until `deadline`, spinning with `R` between
+    /// attempts; `None` only once the deadline has passed. A waiter holds
+    /// no state, so giving up leaves nothing behind.
+    #[cfg(feature = "std")]
+    pub fn try_acquire_until(&self, deadline: crate::timed::Deadline) -> Option<()> {
+        crate::timed::retry_until::<(), R>(deadline, || {
+            // Relaxed peek: only decides when to try the CAS (which has the Acquire).
+            (!self.locked.load(Ordering::Relaxed) && self.try_fast()).then_some(())
+        })
+    }
+
     /// Whether the lock is held (a momentary snapshot).
     #[inline]
     pub fn is_held(&self) -> bool {
@@ -104,5 +133,10 @@ impl<R: Relax> Ttas<R> {
 }
 
 crate::raw_impl::impl_raw_mutex! {
-    impl [R: Relax] for Ttas<R>, guard = (), debug "Ttas" {}
+    impl [R: Relax] for Ttas<R>, guard = (), debug "Ttas" {}, fair
+}
+
+#[cfg(feature = "std")]
+crate::timed::impl_raw_mutex_timed! {
+    impl [R: Relax] for Ttas<R>
 }

@@ -63,17 +63,30 @@ impl<F: FnOnce()> Drop for OnUnwind<F> {
 
 /// Aborts the process if dropped, i.e. if the code it guards unwinds; the
 /// normal path calls [`disarm`](Self::disarm). `lock` names the lock type
-/// in the message.
+/// in the message, `why` says what could not be undone.
 #[must_use = "a guard that is dropped at once guards nothing"]
 pub(crate) struct AbortOnUnwind {
     lock: &'static str,
+    why: &'static str,
 }
+
+/// The reason of the FIFO queue and ticket locks.
+const QUEUED: &str = "a panic in user code (the Relax policy) unwound through \
+     a thread waiting in the lock's FIFO queue, which it cannot leave without \
+     waiting for its turn";
 
 impl AbortOnUnwind {
     /// Arms the guard for a waiter queued in `lock` (a type name).
     #[inline(always)]
     pub(crate) const fn new(lock: &'static str) -> Self {
-        AbortOnUnwind { lock }
+        AbortOnUnwind { lock, why: QUEUED }
+    }
+
+    /// Arms the guard with another reason (`why`, one clause).
+    #[inline(always)]
+    #[cfg_attr(loom, allow(dead_code))] // the condvar's relock is not built under loom
+    pub(crate) const fn because(lock: &'static str, why: &'static str) -> Self {
+        AbortOnUnwind { lock, why }
     }
 
     /// The guarded code returned normally.
@@ -86,7 +99,7 @@ impl AbortOnUnwind {
 impl Drop for AbortOnUnwind {
     #[cold]
     fn drop(&mut self) {
-        abort(self.lock);
+        abort(self.lock, self.why);
     }
 }
 
@@ -94,12 +107,8 @@ impl Drop for AbortOnUnwind {
 #[cfg(feature = "std")]
 #[cold]
 #[inline(never)]
-fn abort(lock: &str) -> ! {
-    std::eprintln!(
-        "ron-core: {lock}: a panic in user code (the Relax policy) unwound through \
-         a thread waiting in the lock's FIFO queue, which it cannot leave without \
-         waiting for its turn; aborting"
-    );
+fn abort(lock: &str, why: &str) -> ! {
+    std::eprintln!("ron-core: {lock}: {why}; aborting");
     std::process::abort()
 }
 
@@ -108,9 +117,6 @@ fn abort(lock: &str) -> ! {
 #[cfg(not(feature = "std"))]
 #[cold]
 #[inline(never)]
-fn abort(lock: &str) -> ! {
-    panic!(
-        "ron-core: {}: a panic unwound through a thread waiting in the lock's FIFO queue; aborting",
-        lock
-    )
+fn abort(lock: &str, why: &str) -> ! {
+    panic!("ron-core: {}: {}; aborting", lock, why)
 }

@@ -1,0 +1,73 @@
+//! Sleeping on a 32-bit word until another thread changes it and wakes
+//! the sleepers (`std` only): the futex on Linux, a poll of the word
+//! (spin, then yield) elsewhere and under loom, where a lost wake-up then
+//! shows up as a waiter that polls forever.
+//!
+//! `wait` may always return early (a signal, a spurious wake-up, the
+//! deadline): callers re-check their condition in a loop.
+
+use crate::sync::AtomicU32;
+#[cfg(not(all(target_os = "linux", not(loom))))]
+use crate::sync::Ordering;
+use crate::timed::Deadline;
+
+/// Sleeps while `*word == seen`, until `deadline` (may return early).
+#[cfg(all(target_os = "linux", not(loom)))]
+pub(crate) fn wait(word: &AtomicU32, seen: u32, deadline: Deadline) {
+    let ts;
+    let ts_ptr = match deadline.remaining() {
+        None => core::ptr::null(),
+        Some(left) if left.is_zero() => return,
+        Some(left) => {
+            ts = libc::timespec {
+                tv_sec: libc::time_t::try_from(left.as_secs()).unwrap_or(libc::time_t::MAX),
+                tv_nsec: left.subsec_nanos().into(),
+            };
+            &ts as *const libc::timespec
+        }
+    };
+    // SAFETY: FUTEX_WAIT reads the aligned u32 behind `word` (an
+    // `AtomicU32` has the layout of `u32`) and compares it with `seen`
+    // atomically in the kernel; `ts_ptr` is null or points to a timespec
+    // that lives until the call returns. Every result (woken, EAGAIN:
+    // value changed, EINTR, ETIMEDOUT) is a return to the caller's loop.
+    unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
+            seen,
+            ts_ptr,
+        );
+    }
+}
+
+/// Wakes up to `n` threads sleeping on `word`.
+#[cfg(all(target_os = "linux", not(loom)))]
+pub(crate) fn wake(word: &AtomicU32, n: u32) {
+    let n = i32::try_from(n).unwrap_or(i32::MAX);
+    // SAFETY: FUTEX_WAKE only uses the address as a key.
+    unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
+            n,
+        );
+    }
+}
+
+/// Polls `*word` until it changes or `deadline` passes.
+#[cfg(not(all(target_os = "linux", not(loom))))]
+pub(crate) fn wait(word: &AtomicU32, seen: u32, deadline: Deadline) {
+    let mut relax = crate::relax::SpinThenYield::default();
+    // Acquire: nothing rides on it (callers re-check their condition with
+    // their own orderings); the weakest ordering that sees the change.
+    while word.load(Ordering::Acquire) == seen && !deadline.expired() {
+        crate::relax::Relax::relax(&mut relax);
+    }
+}
+
+/// Pollers need no wake-up.
+#[cfg(not(all(target_os = "linux", not(loom))))]
+pub(crate) fn wake(_word: &AtomicU32, _n: u32) {}
