@@ -5,15 +5,16 @@
 //! ## Why not plain nxtRON
 //! A handover lock that grants a waiter which is not running stalls everyone
 //! until the scheduler runs that waiter again (milliseconds). With more
-//! threads than CPUs most waiters are not running, and such locks collapse
-//! (DESIGN 3.3.0). `RonRaw` changes two things:
+//! threads than CPUs most waiters are not running, and such locks collapse.
+//! `RonRaw` changes two things:
 //!
 //! 1. **Ownership lives in the lock word only.** A handover writes
 //!    `HANDED(slot, seq)` into the lock word (and rings the slot's doorbell);
 //!    the lock then belongs to whichever thread first CASes that word to
 //!    `LOCKED`. A waiter of the named slot does so at once; any other waiter
 //!    that has watched the *same* `HANDED` value for [`PATIENCE_NS`] (or,
-//!    without `std`, [`PATIENCE`] looks) may take it over. Safety is therefore that of a test-and-set lock: every
+//!    without `std`, [`PATIENCE`] looks) may take it over. Safety is
+//!    therefore that of a test-and-set lock: every
 //!    `X -> LOCKED` transition is one CAS with one winner, from `FREE` or
 //!    `HANDED` only, and only the owner writes `FREE`/`HANDED`. The slots,
 //!    counts and doorbells steer *who* gets the lock, never *whether* two do.
@@ -42,11 +43,18 @@
 //! | value | meaning | who may write next |
 //! |---|---|---|
 //! | `FREE` (0) | unlocked | anyone: CAS -> `LOCKED` |
-//! | `LOCKED \| seq` | held | the owner: `FREE` or `HANDED` |
-//! | `HANDED(s, seq)` | released to slot `s`, owned by nobody | a waiter of `s` (at once) or any waiter that saw this exact value for `PATIENCE` looks: CAS -> `LOCKED \| seq` |
+//! | `LOCKED` (1) | held | the owner: `FREE` or `HANDED` |
+//! | `HANDED(s, seq)` | released to slot `s`, owned by nobody | a waiter of `s` (at once) or any waiter that saw this exact value for `PATIENCE_NS` (`PATIENCE` looks): CAS -> `LOCKED` |
 //!
-//! `seq` (16 bits) counts handovers so that two handovers to the same slot
-//! are different values; the slot takes 14 bits (`S <= 16384`).
+//! `seq` is the low 16 bits of the lock's handover count, which only the
+//! owner writes (a relaxed counter beside the word, ordered by the lock
+//! itself) and which survives `FREE` periods: `HANDED(s, n)` recurs only
+//! after 65,536 further handovers, never merely because the lock went idle.
+//! That is what lets a waiter judge a handover's age by how long it has
+//! watched one word value (see [`WATCH_HORIZON_NS`] for the wrap). The slot
+//! takes 14 bits (`S <= 16384`). The fast path never touches the counter:
+//! one CAS `FREE -> LOCKED` to lock, a bitmap load and a store of `FREE` to
+//! unlock.
 //! Slot words and bitmap: see [`slots`](crate::slots); here the `GRANT` bit
 //! is only a doorbell (the slot's waiters spin on their own line and look at
 //! the lock word when it rings or every 8 spins).
@@ -119,6 +127,15 @@ pub const QUICK_YIELD_NS: u64 = 5_000;
 /// its handover within about a microsecond; a grantee that was preempted
 /// while registered would hold everyone up for a scheduler round.
 pub const PATIENCE_NS: u64 = 10_000;
+/// Longest gap (ns) between two looks of one waiter across which it still
+/// counts a `HANDED` value as watched without a break. A waiter back from a
+/// longer yield (or preemption) starts watching anew: the word's 16-bit
+/// `seq` repeats after 65,536 handovers, and each handover costs at least a
+/// few cache-line transfers and atomic read-modify-writes (over 25 ns), so
+/// 65,536 of them take well over this horizon. Within it an unchanged word
+/// is therefore one and the same handover; a new one is never judged stale
+/// by an observation that predates it.
+pub const WATCH_HORIZON_NS: u64 = 500_000;
 /// Looks at one unchanged `HANDED` value after which a waiter of another
 /// slot takes the handover over (without `std`, where there is no clock).
 #[cfg(not(loom))]
@@ -135,10 +152,13 @@ const TAG: u32 = 3;
 const SLOT_SHIFT: u32 = 2;
 const SLOT_MASK: u32 = (1 << 14) - 1;
 const SEQ_SHIFT: u32 = 16;
+const SEQ_MASK: u32 = 0xFFFF;
 
+/// The lock word that hands the lock to `slot` as handover number `seq`
+/// (only its low 16 bits are kept).
 #[inline]
 fn handed(slot: usize, seq: u32) -> u32 {
-    HANDED | ((slot as u32 & SLOT_MASK) << SLOT_SHIFT) | (seq << SEQ_SHIFT)
+    HANDED | ((slot as u32 & SLOT_MASK) << SLOT_SHIFT) | ((seq & SEQ_MASK) << SEQ_SHIFT)
 }
 
 #[inline]
@@ -146,12 +166,17 @@ fn handed_slot(word: u32) -> usize {
     ((word >> SLOT_SHIFT) & SLOT_MASK) as usize
 }
 
-/// Tracks how long one `HANDED` value has stayed in the lock word.
+/// Tracks how long one `HANDED` value has stayed in the lock word, as seen
+/// by one waiter.
 struct Watch {
     last: u32,
     looks: u32,
+    /// First look at `last` in the current unbroken watch.
     #[cfg(all(feature = "std", not(loom)))]
     since: Option<std::time::Instant>,
+    /// The latest look at a `HANDED` word.
+    #[cfg(all(feature = "std", not(loom)))]
+    seen: Option<std::time::Instant>,
 }
 
 impl Watch {
@@ -161,38 +186,65 @@ impl Watch {
             looks: 0,
             #[cfg(all(feature = "std", not(loom)))]
             since: None,
+            #[cfg(all(feature = "std", not(loom)))]
+            seen: None,
         }
     }
 
     /// Records a look at `word`; true once the same `HANDED` word has been
-    /// seen for [`PATIENCE_NS`] (with `std`) or [`PATIENCE`] looks in a row.
-    /// Wall time matters with `std`: a waiter that saw a handover before it
-    /// yielded and sees the same one after the yield takes it at once.
+    /// watched for [`PATIENCE_NS`] (with `std`) or [`PATIENCE`] looks in a
+    /// row. With `std` the watch spans yields (a waiter that saw a handover
+    /// before it yielded and sees the same one after the yield takes it at
+    /// once) but not gaps longer than [`WATCH_HORIZON_NS`].
     #[inline]
     fn stale(&mut self, word: u32) -> bool {
+        #[cfg(all(feature = "std", not(loom)))]
+        if word & TAG == HANDED {
+            return self.stale_at(word, std::time::Instant::now());
+        }
         if word != self.last {
             self.last = word;
             self.looks = 0;
-            #[cfg(all(feature = "std", not(loom)))]
-            {
-                self.since = None;
-            }
             return false;
         }
-        self.looks += 1;
-        #[cfg(all(feature = "std", not(loom)))]
-        if word & TAG == HANDED {
-            let since = *self.since.get_or_insert_with(std::time::Instant::now);
-            return since.elapsed().as_nanos() as u64 >= PATIENCE_NS;
-        }
+        self.looks = self.looks.saturating_add(1);
         self.looks >= PATIENCE
     }
+
+    /// [`stale`](Self::stale) for a `HANDED` word looked at at time `now`.
+    #[cfg(all(feature = "std", not(loom)))]
+    fn stale_at(&mut self, word: u32, now: std::time::Instant) -> bool {
+        let horizon = core::time::Duration::from_nanos(WATCH_HORIZON_NS);
+        let broken = self
+            .seen
+            .is_none_or(|t| now.saturating_duration_since(t) > horizon);
+        self.seen = Some(now);
+        match self.since {
+            Some(since) if word == self.last && !broken => {
+                now.saturating_duration_since(since).as_nanos() as u64 >= PATIENCE_NS
+            }
+            _ => {
+                self.last = word;
+                self.looks = 0;
+                self.since = Some(now);
+                false
+            }
+        }
+    }
+}
+
+/// The lock word and the handover count, on one line.
+struct Word {
+    state: AtomicU32,
+    /// Handovers so far (wrapping); written only by the owner, so it is
+    /// data protected by the lock itself.
+    handovers: AtomicU32,
 }
 
 /// The recommended RON lock; see the [module docs](self). `S` slots,
 /// [`DEFAULT_SLOTS`] unless named.
 pub struct RonRaw<const S: usize = DEFAULT_SLOTS> {
-    state: CachePadded<AtomicU32>,
+    word: CachePadded<Word>,
     slots: SlotTable<S>,
 }
 
@@ -201,7 +253,13 @@ impl<const S: usize> RonRaw<S> {
         /// A new, unlocked lock.
         pub fn new() -> Self {
             const { assert!(S >= 1 && S <= 1 << 14, "RonRaw supports 1 to 16384 slots") };
-            RonRaw { state: CachePadded::new(AtomicU32::new(FREE)), slots: SlotTable::new() }
+            RonRaw {
+                word: CachePadded::new(Word {
+                    state: AtomicU32::new(FREE),
+                    handovers: AtomicU32::new(0),
+                }),
+                slots: SlotTable::new(),
+            }
         }
     }
 
@@ -210,10 +268,12 @@ impl<const S: usize> RonRaw<S> {
     pub fn acquire(&self) -> SlotToken {
         // Acquire: pairs with the Release store of FREE in `release`.
         if self
+            .word
             .state
             .compare_exchange_weak(FREE, LOCKED, Ordering::Acquire, Ordering::Relaxed)
             .is_ok()
         {
+            crate::coverage::hit!("ron_raw.fast");
             return SlotToken::NONE;
         }
         self.acquire_slow(slot_hint::<S>())
@@ -222,7 +282,10 @@ impl<const S: usize> RonRaw<S> {
     /// Acquires the lock waiting in slot `slot % S` (any value is safe).
     pub fn acquire_in(&self, slot: usize) -> SlotToken {
         match self.try_acquire() {
-            Some(t) => t,
+            Some(t) => {
+                crate::coverage::hit!("ron_raw.fast");
+                t
+            }
             None => self.acquire_slow(slot % S),
         }
     }
@@ -231,7 +294,8 @@ impl<const S: usize> RonRaw<S> {
     #[inline]
     pub fn try_acquire(&self) -> Option<SlotToken> {
         // Acquire: pairs with the Release store of FREE in `release`.
-        self.state
+        self.word
+            .state
             .compare_exchange(FREE, LOCKED, Ordering::Acquire, Ordering::Relaxed)
             .is_ok()
             .then_some(SlotToken::NONE)
@@ -246,31 +310,40 @@ impl<const S: usize> RonRaw<S> {
     #[inline]
     fn look(&self, s: usize, registered: bool, watch: &mut Watch) -> bool {
         // Relaxed: only decides whether to try the CAS, which has the Acquire.
-        let word = self.state.load(Ordering::Relaxed);
+        let word = self.word.state.load(Ordering::Relaxed);
         let stale = watch.stale(word);
-        let target = match word & TAG {
-            FREE => LOCKED,
-            HANDED if (registered && handed_slot(word) == s) || stale => {
-                LOCKED | (word & !((1 << SEQ_SHIFT) - 1))
-            }
+        let own = registered && handed_slot(word) == s;
+        match word & TAG {
+            FREE => {}
+            HANDED if own || stale => {}
             _ => return false,
-        };
+        }
         // Acquire: pairs with the Release store (FREE or HANDED) of the
-        // previous owner's `release`, so its critical section happens-before ours.
+        // previous owner's `release`, so its critical section happens-before
+        // ours. Load-bearing for a takeover: a thread of another slot has no
+        // other synchronisation with the releasing owner.
         if self
+            .word
             .state
-            .compare_exchange(word, target, Ordering::Acquire, Ordering::Relaxed)
+            .compare_exchange(word, LOCKED, Ordering::Acquire, Ordering::Relaxed)
             .is_err()
         {
             return false;
         }
         if word & TAG == HANDED {
+            if own {
+                crate::coverage::hit!("ron_raw.take_own");
+            } else {
+                crate::coverage::hit!("ron_raw.takeover");
+            }
             // We own the lock, so no other handover can be in flight: clear
             // the doorbell of the slot it named. Relaxed: the doorbell
             // carries no data (ownership came from the CAS above).
             self.slots
                 .word(handed_slot(word) % S)
                 .fetch_and(!GRANT, Ordering::Relaxed);
+        } else {
+            crate::coverage::hit!("ron_raw.take_free");
         }
         true
     }
@@ -302,6 +375,9 @@ impl<const S: usize> RonRaw<S> {
                     }
                 }
                 first_round = false;
+                crate::coverage::hit!("ron_raw.register");
+            } else {
+                crate::coverage::hit!("ron_raw.round_restart");
             }
             // Phase B: registered; spin on the doorbell, look at the lock
             // word when it rings or every 8 spins.
@@ -338,8 +414,9 @@ impl<const S: usize> RonRaw<S> {
     #[inline]
     pub unsafe fn release(&self, token: SlotToken) {
         if !self.slots.any_marked() {
+            crate::coverage::hit!("ron_raw.release_free");
             // Release: publishes the critical section to the next CAS winner.
-            self.state.store(FREE, Ordering::Release);
+            self.word.state.store(FREE, Ordering::Release);
             return;
         }
         self.release_slow(token);
@@ -348,17 +425,28 @@ impl<const S: usize> RonRaw<S> {
     #[cold]
     fn release_slow(&self, token: SlotToken) {
         let from = token.slot_or_hint::<S>();
-        // Relaxed: we own the lock, so the word is the one we wrote (or CASed in).
-        let seq = self.state.load(Ordering::Relaxed) >> SEQ_SHIFT;
         // Ring the doorbell first (it checks that the slot has a waiter),
         // then publish the handover: a waiter woken early just sees LOCKED
         // for a moment and looks again.
         let next = match self.slots.grant_next_bitmap(from) {
-            Some(t) => handed(t, (seq + 1) & 0xFFFF),
-            None => FREE,
+            Some(t) => {
+                crate::coverage::hit!("ron_raw.handover");
+                // Relaxed, both: the counter is written only by owners, and
+                // the lock's own Acquire/Release chain orders consecutive
+                // owners; a torn view could only cost route order anyway.
+                let n = self.word.handovers.load(Ordering::Relaxed).wrapping_add(1);
+                self.word.handovers.store(n, Ordering::Relaxed);
+                handed(t, n)
+            }
+            None => {
+                crate::coverage::hit!("ron_raw.release_free");
+                FREE
+            }
         };
-        // Release: publishes the critical section to the next CAS winner.
-        self.state.store(next, Ordering::Release);
+        // Release: publishes the critical section to the next CAS winner
+        // (load-bearing for HANDED: a takeover by another slot's waiter
+        // synchronises with the old owner through this store only).
+        self.word.state.store(next, Ordering::Release);
     }
 
     /// Same as [`release`](Self::release): a release already hands the lock
@@ -376,7 +464,7 @@ impl<const S: usize> RonRaw<S> {
     /// Whether the lock is held or handed over (a momentary snapshot).
     #[inline]
     pub fn is_held(&self) -> bool {
-        self.state.load(Ordering::Relaxed) != FREE // a snapshot by contract
+        self.word.state.load(Ordering::Relaxed) != FREE // a snapshot by contract
     }
 }
 
@@ -422,13 +510,19 @@ fn yield_cpu() -> bool {
     quick
 }
 
-/// Without `std` (and under loom) there is no scheduler to ask: back off
-/// and keep the budget.
-#[cfg(any(not(feature = "std"), loom))]
+/// Without `std` there is no scheduler to ask: back off and keep the budget.
+#[cfg(all(not(feature = "std"), not(loom)))]
 fn give_cpu_away(spins: u32) -> u32 {
     for _ in 0..64 {
         spin_loop();
     }
+    spins
+}
+
+/// Under loom: one yield point (64 would only multiply the schedules).
+#[cfg(loom)]
+fn give_cpu_away(spins: u32) -> u32 {
+    spin_loop();
     spins
 }
 
@@ -442,4 +536,111 @@ fn cpu_looked_shared() -> bool {
 #[cfg(any(not(feature = "std"), loom))]
 fn yield_cpu() -> bool {
     true
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    /// Locks `l` on the fast path, registers a waiter in `slot` by hand and
+    /// releases: the release hands over. Returns the word it wrote.
+    fn hand_over<const S: usize>(l: &RonRaw<S>, slot: usize) -> u32 {
+        let t = l.acquire();
+        l.slots.register::<true>(slot);
+        // SAFETY: we hold the lock.
+        unsafe { l.release(t) };
+        let word = l.word.state.load(Ordering::Relaxed);
+        assert_eq!(word & TAG, HANDED);
+        assert_eq!(handed_slot(word), slot);
+        // Take it as the registered waiter would, then leave the slot.
+        assert!(l.look(slot, true, &mut Watch::new()));
+        l.slots.unregister::<true>(slot);
+        // SAFETY: we hold the lock (taken by `look`).
+        unsafe { l.release(SlotToken::at(slot)) };
+        assert_eq!(l.word.state.load(Ordering::Relaxed), FREE);
+        word
+    }
+
+    #[test]
+    fn seq_survives_free_periods() {
+        let l = RonRaw::<4>::new();
+        let first = hand_over(&l, 2);
+        // An idle period: lock and unlock on the fast path.
+        for _ in 0..3 {
+            let t = l.acquire();
+            // SAFETY: we hold the lock.
+            unsafe { l.release(t) };
+        }
+        let second = hand_over(&l, 2);
+        assert_ne!(
+            first, second,
+            "a handover after an idle period repeats a word"
+        );
+        assert_eq!(second >> SEQ_SHIFT, (first >> SEQ_SHIFT) + 1);
+    }
+
+    #[test]
+    fn seq_wraps_after_65536_handovers_without_touching_the_slot() {
+        let l = RonRaw::<64>::new();
+        l.word.handovers.store(0xFFFE, Ordering::Relaxed);
+        let a = hand_over(&l, 63);
+        let b = hand_over(&l, 63);
+        let c = hand_over(&l, 63);
+        assert_eq!(
+            [a >> SEQ_SHIFT, b >> SEQ_SHIFT, c >> SEQ_SHIFT],
+            [0xFFFF, 0, 1]
+        );
+        assert_eq!(l.word.handovers.load(Ordering::Relaxed), 0x1_0001);
+        // 65,536 handovers later the word repeats, not sooner.
+        l.word.handovers.store(0xFFFE + 0x1_0000, Ordering::Relaxed);
+        assert_eq!(hand_over(&l, 63), a);
+        assert_eq!(handed(3, 0x1_0005), handed(3, 5));
+        assert_eq!(handed_slot(handed(16383, u32::MAX)), 16383);
+    }
+
+    #[cfg(feature = "std")]
+    #[test]
+    fn watch_spans_short_gaps_only() {
+        use core::time::Duration;
+        use std::time::Instant;
+        let ns = Duration::from_nanos;
+        let t0 = Instant::now();
+        let w = handed(1, 7);
+        // Watched without a break: stale after PATIENCE_NS.
+        let mut watch = Watch::new();
+        assert!(!watch.stale_at(w, t0));
+        assert!(!watch.stale_at(w, t0 + ns(PATIENCE_NS - 1)));
+        assert!(watch.stale_at(w, t0 + ns(PATIENCE_NS)));
+        // Across a short yield: still the same watch.
+        let mut watch = Watch::new();
+        assert!(!watch.stale_at(w, t0));
+        assert!(watch.stale_at(w, t0 + ns(WATCH_HORIZON_NS)));
+        // Across a gap beyond the horizon (the word may have wrapped): a
+        // new watch, however long ago the first look was.
+        let mut watch = Watch::new();
+        assert!(!watch.stale_at(w, t0));
+        let back = t0 + ns(WATCH_HORIZON_NS + 1);
+        assert!(!watch.stale_at(w, back));
+        assert!(!watch.stale_at(w, back + ns(PATIENCE_NS - 1)));
+        assert!(watch.stale_at(w, back + ns(PATIENCE_NS)));
+        // A different handover (or a LOCKED word between) restarts the watch.
+        let mut watch = Watch::new();
+        assert!(!watch.stale_at(w, t0));
+        assert!(!watch.stale_at(handed(1, 8), t0 + ns(PATIENCE_NS)));
+        let mut watch = Watch::new();
+        assert!(!watch.stale_at(w, t0));
+        assert!(!watch.stale(LOCKED));
+        assert!(!watch.stale_at(w, t0 + ns(PATIENCE_NS)));
+    }
+
+    #[test]
+    fn watch_counts_looks_at_other_words() {
+        let mut watch = Watch::new();
+        assert!(!watch.stale(LOCKED));
+        for _ in 1..PATIENCE {
+            assert!(!watch.stale(LOCKED));
+        }
+        assert!(watch.stale(LOCKED));
+        assert!(!watch.stale(FREE));
+    }
 }

@@ -1,0 +1,253 @@
+//! Loom models of `RonRaw` that reach every path of its protocol.
+//!
+//! Run: `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p
+//! ron-core --release --test loom_ron_raw -- --nocapture` (the table of
+//! path counts per model goes to stderr).
+//!
+//! A waiter's spin is a loom yield point, and loom runs a thread that
+//! yielded only when no other thread can run, so in a model whose critical
+//! sections do not yield the holder always frees the lock before anyone
+//! registers. Here the critical sections yield ([`Model::cs_yields`]
+//! times), so waiters get to register, run out of their registered spins
+//! and start a new round while the lock is held, and releases hand over.
+//! Each model checks mutual exclusion through a `loom::cell::UnsafeCell`
+//! (loom reports two unsynchronized accesses), the final count and that the
+//! lock ends free; then, over all its executions, that the path it is named
+//! after was reached (the counters of `ron_core::coverage`, compiled in
+//! under `cfg(loom)`).
+#![cfg(loom)]
+
+use std::sync::Mutex;
+
+use loom::cell::UnsafeCell;
+use loom::sync::Arc;
+use loom::thread;
+use ron_core::{RonRaw, SlotToken, coverage};
+
+/// Every path `RonRaw` marks, in the order of the table.
+const PATHS: [&str; 9] = [
+    "ron_raw.fast",
+    "ron_raw.register",
+    "ron_raw.handover",
+    "ron_raw.take_own",
+    "ron_raw.takeover",
+    "ron_raw.round_restart",
+    "ron_raw.take_free",
+    "ron_raw.release_free",
+    "ron_raw.executions",
+];
+
+/// Executions explored by the three-thread models (depth-first, within
+/// their preemption bound; a complete search takes hours). The weakened
+/// orderings these models exist for fail within the first few hundred.
+const CAP_3: usize = 20_000;
+
+/// The counters are process-wide and the test harness runs tests on
+/// several threads: one model at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+struct Shared {
+    lock: RonRaw<2>,
+    count: UnsafeCell<usize>,
+}
+
+// SAFETY: `count` is only touched while `lock` is held; the models check
+// exactly that (loom flags any unsynchronized access).
+unsafe impl Sync for Shared {}
+
+/// One model: thread `i` runs `rounds[i]` critical sections waiting in
+/// slot `slots[i]`, each yielding `cs_yields` times inside.
+struct Model {
+    slots: &'static [usize],
+    rounds: &'static [usize],
+    cs_yields: usize,
+    preemptions: usize,
+    /// Cap on the executions explored (`None`: all within the preemption
+    /// bound); the three-thread models need one.
+    max_executions: Option<usize>,
+}
+
+impl Model {
+    /// Explores the model; returns the path counts over all executions.
+    fn check(&self) -> Vec<(&'static str, u64)> {
+        let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        coverage::reset();
+        let mut b = loom::model::Builder::new();
+        b.preemption_bound = Some(self.preemptions);
+        b.max_branches = 100_000;
+        b.max_permutations = self.max_executions;
+        // Loom checks the cap only every `checkpoint_interval` executions.
+        b.checkpoint_interval = 1000;
+        let (slots, rounds, cs_yields) = (self.slots, self.rounds, self.cs_yields);
+        b.check(move || {
+            coverage::record("ron_raw.executions");
+            let s = Arc::new(Shared {
+                lock: RonRaw::new(),
+                count: UnsafeCell::new(0),
+            });
+            let critical = move |s: &Shared, slot: usize| {
+                let t: SlotToken = s.lock.acquire_in(slot);
+                // SAFETY: the lock is held.
+                s.count.with_mut(|c| unsafe { *c += 1 });
+                for _ in 0..cs_yields {
+                    thread::yield_now();
+                }
+                // SAFETY: we hold the lock with `t`.
+                unsafe { s.lock.release(t) };
+            };
+            let hs: Vec<_> = (1..slots.len())
+                .map(|i| {
+                    let s = s.clone();
+                    thread::spawn(move || {
+                        for _ in 0..rounds[i] {
+                            critical(&s, slots[i]);
+                        }
+                    })
+                })
+                .collect();
+            for _ in 0..rounds[0] {
+                critical(&s, slots[0]);
+            }
+            for h in hs {
+                h.join().unwrap();
+            }
+            // SAFETY: every other thread joined.
+            let total = s.count.with(|c| unsafe { *c });
+            assert_eq!(total, rounds.iter().sum::<usize>());
+            assert!(s.lock.try_acquire().is_some(), "lock left held");
+        });
+        PATHS.iter().map(|&p| (p, coverage::count(p))).collect()
+    }
+}
+
+/// Checks `model`, prints its row of the table, and asserts that every
+/// path in `must` was reached.
+fn run(name: &str, model: Model, must: &[&str]) {
+    let counts = model.check();
+    let row: Vec<String> = counts
+        .iter()
+        .map(|(p, n)| format!("{}={n}", p.trim_start_matches("ron_raw.")))
+        .collect();
+    eprintln!("loom_ron_raw {name}: {}", row.join(" "));
+    for p in must {
+        let n = counts.iter().find(|(q, _)| q == p).map_or(0, |c| c.1);
+        assert!(n > 0, "{name}: path {p} never reached");
+    }
+}
+
+/// A holder yields inside its critical section while a waiter of another
+/// slot arrives: the waiter registers, the release hands over to its slot
+/// and the waiter takes its own handover.
+#[test]
+fn handover_to_registered_waiter() {
+    run(
+        "handover_to_registered_waiter",
+        Model {
+            slots: &[0, 1],
+            rounds: &[1, 1],
+            cs_yields: 2,
+            preemptions: 2,
+            max_executions: None,
+        },
+        &[
+            "ron_raw.fast",
+            "ron_raw.register",
+            "ron_raw.handover",
+            "ron_raw.take_own",
+            "ron_raw.release_free",
+        ],
+    );
+}
+
+/// The holder hands over to a registered waiter of slot 1 and comes back
+/// for a second round before that waiter runs: it watches the same
+/// `HANDED` word for `PATIENCE` (1 under loom) looks and takes it over.
+#[test]
+fn takeover_after_patience() {
+    run(
+        "takeover_after_patience",
+        Model {
+            slots: &[0, 1],
+            rounds: &[2, 1],
+            cs_yields: 2,
+            preemptions: 2,
+            max_executions: None,
+        },
+        &["ron_raw.handover", "ron_raw.takeover"],
+    );
+}
+
+/// A waiter runs out of its registered spins (`PHASE_B_LOOKS` = 2 under
+/// loom) while the holder yields inside: it leaves its slot, yields, and
+/// registers again for a second round, which then gets the handover.
+#[test]
+fn round_restart() {
+    run(
+        "round_restart",
+        Model {
+            slots: &[0, 1],
+            rounds: &[1, 1],
+            cs_yields: 6,
+            preemptions: 1,
+            max_executions: None,
+        },
+        &["ron_raw.round_restart", "ron_raw.handover"],
+    );
+}
+
+/// Two waiters in one slot and the holder in the same slot: a handover to
+/// the slot goes to whichever of them takes it first; the other keeps
+/// waiting and gets the lock afterwards.
+#[test]
+fn two_waiters_one_slot() {
+    run(
+        "two_waiters_one_slot",
+        Model {
+            slots: &[0, 0, 0],
+            rounds: &[1, 1, 1],
+            cs_yields: 2,
+            preemptions: 1,
+            max_executions: Some(CAP_3),
+        },
+        &["ron_raw.handover", "ron_raw.take_own"],
+    );
+}
+
+/// One critical section in slot 1 against two in slot 0: a waiter that
+/// registered races the lock going `FREE` (nobody registered at the
+/// release) and takes it free.
+#[test]
+fn free_races_registration() {
+    run(
+        "free_races_registration",
+        Model {
+            slots: &[1, 0],
+            rounds: &[1, 2],
+            cs_yields: 1,
+            preemptions: 1,
+            max_executions: None,
+        },
+        &["ron_raw.take_free", "ron_raw.register"],
+    );
+}
+
+/// Three threads: the holder (slot 0) hands over to a registered waiter of
+/// slot 1, and a waiter of slot 0 that has watched that `HANDED` word for
+/// `PATIENCE` looks takes it over. The taker has no synchronisation with
+/// the releasing owner but the lock word, so this model is the one that
+/// needs the Release of the `HANDED` store and the Acquire of the CAS that
+/// takes it.
+#[test]
+fn takeover_by_third_thread() {
+    run(
+        "takeover_by_third_thread",
+        Model {
+            slots: &[0, 1, 0],
+            rounds: &[1, 1, 1],
+            cs_yields: 2,
+            preemptions: 1,
+            max_executions: Some(CAP_3),
+        },
+        &["ron_raw.handover", "ron_raw.takeover"],
+    );
+}
