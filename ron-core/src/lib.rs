@@ -102,7 +102,7 @@ pub mod ttas;
 pub use nxt_ron::NxtRon;
 pub use ron::Ron;
 pub use ron_plock::RonPlock;
-pub use ron_raw::RonRaw;
+pub use ron_raw::{RonInline, RonRaw};
 pub use ron_ticket::RonTicket;
 pub use slots::SlotToken;
 

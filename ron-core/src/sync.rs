@@ -12,13 +12,13 @@ pub(crate) use loom::cell::UnsafeCell;
 #[cfg(loom)]
 #[allow(unused_imports)]
 pub(crate) use loom::sync::atomic::{
-    AtomicBool, AtomicU8, AtomicU32, AtomicU64, AtomicUsize, fence,
+    AtomicBool, AtomicPtr, AtomicU8, AtomicU32, AtomicU64, AtomicUsize, fence,
 };
 
 #[cfg(not(loom))]
 #[allow(unused_imports)]
 pub(crate) use core::sync::atomic::{
-    AtomicBool, AtomicU8, AtomicU32, AtomicU64, AtomicUsize, fence,
+    AtomicBool, AtomicPtr, AtomicU8, AtomicU32, AtomicU64, AtomicUsize, fence,
 };
 
 pub(crate) use core::sync::atomic::Ordering;

@@ -1,4 +1,6 @@
-//! Loom models of `RonRaw` that reach every path of its protocol.
+//! Loom models of `RonRaw`'s protocol (on `RonInline<2>`, the same lock
+//! word and waiting policy with inline slots) that reach every path, and of
+//! the pooled `RonRaw`'s blocks: claimed, used, returned and reused.
 //!
 //! Run: `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p
 //! ron-core --release --test loom_ron_raw -- --nocapture` (the table of
@@ -22,7 +24,8 @@ use std::sync::Mutex;
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
 use loom::thread;
-use ron_core::{RonRaw, SlotToken, coverage};
+use ron_core::ron_raw::pool::{Block, Pool};
+use ron_core::{RonInline, RonRaw, SlotToken, coverage};
 
 /// Every path `RonRaw` marks, in the order of the table.
 const PATHS: [&str; 9] = [
@@ -47,7 +50,7 @@ const CAP_3: usize = 20_000;
 static SERIAL: Mutex<()> = Mutex::new(());
 
 struct Shared {
-    lock: RonRaw<2>,
+    lock: RonInline<2>,
     count: UnsafeCell<usize>,
 }
 
@@ -82,7 +85,7 @@ impl Model {
         b.check(move || {
             coverage::record("ron_raw.executions");
             let s = Arc::new(Shared {
-                lock: RonRaw::new(),
+                lock: RonInline::new(),
                 count: UnsafeCell::new(0),
             });
             let critical = move |s: &Shared, slot: usize| {
@@ -249,5 +252,195 @@ fn takeover_by_third_thread() {
             max_executions: Some(CAP_3),
         },
         &["ron_raw.handover", "ron_raw.takeover"],
+    );
+}
+
+// ---------------------------------------------------------------------------
+// The pooled `RonRaw`: blocks claimed, used, returned and reused.
+
+/// Locks of one pooled model and their counters, over a pool of its own.
+struct World {
+    pool: &'static Pool<'static>,
+    locks: Vec<RonRaw>,
+    counts: Vec<UnsafeCell<usize>>,
+}
+
+// SAFETY: `counts[i]` is only touched while `locks[i]` is held; the models
+// check exactly that.
+unsafe impl Sync for World {}
+// SAFETY: as above; the pool and the locks are Send.
+unsafe impl Send for World {}
+
+/// Thread `i` runs the critical sections `plan[i]`: (lock, slot) pairs.
+struct Pooled {
+    blocks: usize,
+    locks: usize,
+    plan: &'static [&'static [(usize, usize)]],
+    cs_yields: usize,
+    preemptions: usize,
+    max_executions: Option<usize>,
+}
+
+impl Pooled {
+    fn check(&self) -> Vec<(&'static str, u64)> {
+        let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        coverage::reset();
+        let mut b = loom::model::Builder::new();
+        b.preemption_bound = Some(self.preemptions);
+        b.max_branches = 100_000;
+        b.max_permutations = self.max_executions;
+        b.checkpoint_interval = 1000;
+        let (blocks, locks, plan, cs_yields) = (self.blocks, self.locks, self.plan, self.cs_yields);
+        b.check(move || {
+            coverage::record("ron_raw.executions");
+            // Leaked: the pool must outlive the locks, and each execution
+            // needs fresh loom atomics (a few KiB per execution).
+            let blocks: &'static [Block] = Box::leak(
+                (0..blocks)
+                    .map(|_| Block::new())
+                    .collect::<Vec<_>>()
+                    .into_boxed_slice(),
+            );
+            let pool: &'static Pool<'static> = Box::leak(Box::new(Pool::new_in(blocks)));
+            let w = Arc::new(World {
+                pool,
+                locks: (0..locks).map(|_| RonRaw::new()).collect(),
+                counts: (0..locks).map(|_| UnsafeCell::new(0)).collect(),
+            });
+            let run = move |w: &World, steps: &[(usize, usize)]| {
+                for &(l, slot) in steps {
+                    let t = w.locks[l].acquire_in_pool(w.pool, slot);
+                    // SAFETY: lock `l` is held.
+                    w.counts[l].with_mut(|c| unsafe { *c += 1 });
+                    for _ in 0..cs_yields {
+                        thread::yield_now();
+                    }
+                    // SAFETY: we hold lock `l` with `t`.
+                    unsafe { w.locks[l].release(t) };
+                }
+            };
+            let hs: Vec<_> = plan[1..]
+                .iter()
+                .map(|&steps| {
+                    let w = w.clone();
+                    thread::spawn(move || run(&w, steps))
+                })
+                .collect();
+            run(&w, plan[0]);
+            for h in hs {
+                h.join().unwrap();
+            }
+            for l in 0..locks {
+                let want = plan
+                    .iter()
+                    .flat_map(|p| p.iter())
+                    .filter(|s| s.0 == l)
+                    .count();
+                // SAFETY: every other thread joined.
+                assert_eq!(w.counts[l].with(|c| unsafe { *c }), want);
+                assert!(w.locks[l].try_acquire().is_some(), "lock {l} left held");
+                assert!(!w.locks[l].has_block(), "lock {l} kept its block");
+            }
+            assert_eq!(w.pool.in_use(), 0, "a block was not returned");
+        });
+        POOL_PATHS
+            .iter()
+            .map(|&p| (p, coverage::count(p)))
+            .collect()
+    }
+}
+
+/// The pool's paths, in the order of the table.
+const POOL_PATHS: [&str; 12] = [
+    "ron_raw.executions",
+    "ron_raw.register",
+    "ron_raw.handover",
+    "ron_raw.takeover",
+    "ron_raw.pool_claim",
+    "ron_raw.pool_use",
+    "ron_raw.pool_return",
+    "ron_raw.pool_reuse",
+    "ron_raw.pool_stale",
+    "ron_raw.pool_publish_lost",
+    "ron_raw.pool_exhausted",
+    "ron_raw.unregistered_round",
+];
+
+fn run_pooled(name: &str, model: Pooled, must: &[&str]) {
+    let counts = model.check();
+    let row: Vec<String> = counts
+        .iter()
+        .map(|(p, n)| format!("{}={n}", p.trim_start_matches("ron_raw.")))
+        .collect();
+    eprintln!("loom_ron_raw {name}: {}", row.join(" "));
+    for p in must {
+        let n = counts.iter().find(|(q, _)| q == p).map_or(0, |c| c.1);
+        assert!(n > 0, "{name}: path {p} never reached");
+    }
+}
+
+/// One block, two locks: the block is claimed by lock 0 when its waiter
+/// registers, used by the releaser's scan, returned when the last user
+/// leaves, and claimed again (reused) by lock 1, whose contention races
+/// the return. Every block is free at the end.
+#[test]
+fn pool_claim_use_return_reuse() {
+    run_pooled(
+        "pool_claim_use_return_reuse",
+        Pooled {
+            blocks: 1,
+            locks: 2,
+            plan: &[&[(0, 0), (1, 0)], &[(0, 1), (1, 1)]],
+            cs_yields: 2,
+            preemptions: 2,
+            max_executions: Some(CAP_3),
+        },
+        &[
+            "ron_raw.pool_claim",
+            "ron_raw.pool_use",
+            "ron_raw.pool_return",
+            "ron_raw.pool_reuse",
+            "ron_raw.handover",
+        ],
+    );
+}
+
+/// Two waiters of one lock find it without a block at once and both claim
+/// one: one publication loses and gives its block back.
+#[test]
+fn pool_claims_race() {
+    run_pooled(
+        "pool_claims_race",
+        Pooled {
+            blocks: 2,
+            locks: 1,
+            plan: &[&[(0, 0)], &[(0, 1)], &[(0, 2)]],
+            cs_yields: 2,
+            preemptions: 1,
+            max_executions: Some(CAP_3),
+        },
+        &[
+            "ron_raw.pool_claim",
+            "ron_raw.pool_publish_lost",
+            "ron_raw.pool_return",
+        ],
+    );
+}
+
+/// An empty pool: waiters never register, they wait on the lock word
+/// (TTAS rounds), and exclusion and progress hold.
+#[test]
+fn pool_exhausted() {
+    run_pooled(
+        "pool_exhausted",
+        Pooled {
+            blocks: 0,
+            locks: 1,
+            plan: &[&[(0, 0), (0, 0)], &[(0, 1)]],
+            cs_yields: 2,
+            preemptions: 2,
+            max_executions: None,
+        },
+        &["ron_raw.pool_exhausted", "ron_raw.unregistered_round"],
     );
 }

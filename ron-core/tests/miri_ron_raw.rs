@@ -48,7 +48,7 @@ unsafe impl Sync for Counter {}
 #[test]
 fn every_ron_raw_path() {
     coverage::reset();
-    let lock = RonRaw::<4>::new();
+    let lock = RonRaw::new();
     let counter = Counter {
         value: UnsafeCell::new(0),
         inside: AtomicUsize::new(0),
