@@ -17,8 +17,9 @@
 //!
 //! Under Miri (where `ron_core::coverage` counts) the test also asserts
 //! that the fast path, registration, handover, a handover taken by its
-//! slot, a takeover, a round restart and a release to `FREE` were each
-//! reached, and prints the counts.
+//! slot, a takeover, a round restart, a release to `FREE` and the pool's
+//! claim, use and return of a block were each reached, and prints the
+//! counts.
 #![cfg(not(loom))]
 
 use std::cell::UnsafeCell;
@@ -105,6 +106,9 @@ fn every_ron_raw_path() {
         "ron_raw.takeover",
         "ron_raw.round_restart",
         "ron_raw.release_free",
+        "ron_raw.pool_claim",
+        "ron_raw.pool_use",
+        "ron_raw.pool_return",
     ];
     let counts: Vec<_> = paths.iter().map(|&p| (p, coverage::count(p))).collect();
     eprintln!("miri_ron_raw: {counts:?}");
