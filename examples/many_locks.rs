@@ -86,12 +86,12 @@ fn main() {
     let ns = list(args.next(), &[2, 64, 1000, 1_000_000]);
     let ts = list(args.next(), &[2, 8, 32]);
     println!(
-        "bytes per lock: RonRaw {}, RonInline {}, parking_lot {}, std {}, spin {}",
-        size_of::<lock_api::Mutex<ron_core::RonRaw, u64>>(),
-        size_of::<lock_api::Mutex<ron_core::RonInline, u64>>(),
-        size_of::<parking_lot::Mutex<u64>>(),
-        size_of::<std::sync::Mutex<u64>>(),
-        size_of::<spin::Mutex<u64>>(),
+        "bytes per lock (without data): RonRaw {}, RonInline {}, parking_lot {}, std {}, spin {}",
+        size_of::<ron_core::RonRaw>(),
+        size_of::<ron_core::RonInline>(),
+        size_of::<parking_lot::RawMutex>(),
+        size_of::<std::sync::Mutex<()>>(),
+        size_of::<spin::Mutex<()>>(),
     );
     println!("locks\tthreads\tlock\tMops/s\tvs parking_lot");
     for &n in &ns {
