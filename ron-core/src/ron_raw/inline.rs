@@ -14,7 +14,7 @@ use super::word::{Rooms, Word};
 use crate::slots::{SlotTable, SlotToken, slot_hint};
 
 /// `RonRaw`'s protocol with `S` inline slots ([`DEFAULT_SLOTS`] unless
-/// named); see the [module docs](self).
+/// named); see the [module docs](super).
 pub struct RonInline<const S: usize = DEFAULT_SLOTS> {
     word: CachePadded<Word>,
     slots: SlotTable<S>,

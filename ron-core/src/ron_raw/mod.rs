@@ -41,12 +41,21 @@
 //! TTAS lock (no handover cost, the fast path is one CAS and one store).
 //!
 //! ## Lock word
-//! See [`word`]: `FREE`, `LOCKED`, or `HANDED(slot, seq)`, where `seq`
-//! counts handovers across idle periods so that a waiter can judge a
-//! handover's age by watching one value. Slot words and bitmap: see
-//! [`slots`](crate::slots); here the `GRANT` bit is only a doorbell (the
-//! slot's waiters spin on their own line and look at the lock word when it
-//! rings or every 8 spins).
+//! | value | meaning | who may write next |
+//! |---|---|---|
+//! | `FREE` (0) | unlocked | anyone: CAS -> `LOCKED` |
+//! | `LOCKED` (1) | held | the owner: `FREE` or `HANDED` |
+//! | `HANDED(s, seq)` | released to slot `s`, owned by nobody | a waiter of `s` (at once) or any waiter that watched this exact value for `PATIENCE_NS` (`PATIENCE` looks): CAS -> `LOCKED` |
+//!
+//! `seq` is the low 16 bits of the lock's handover count, which only the
+//! owner writes (beside the word, ordered by the lock itself) and which
+//! survives `FREE` periods: `HANDED(s, n)` recurs only after 65,536
+//! further handovers, never merely because the lock went idle, so a waiter
+//! can judge a handover's age by how long it has watched one value (see
+//! [`WATCH_HORIZON_NS`] for the wrap). The slot takes 14 bits. Slot words
+//! and bitmap: see [`slots`](crate::slots); here the `GRANT` bit is only a
+//! doorbell (the slot's waiters spin on their own line and look at the lock
+//! word when it rings or every 8 spins).
 //!
 //! ## Guarantees
 //! * Mutual exclusion under any schedule and any hint (TAS argument above).
@@ -84,7 +93,7 @@
 //! CPU per slot, on a 128-CPU machine 8 neighbouring CPUs per slot (a CCX,
 //! roughly). Uncontended lock + unlock: one CAS, one load of the block
 //! pointer (same line), one release store. When the pool is exhausted
-//! (more than [`POOL_BLOCKS`](pool::POOL_BLOCKS) locks with registered
+//! (more than [`POOL_BLOCKS`] locks with registered
 //! waiters at once) further waiters wait unregistered on the lock word
 //! (TTAS with yields): slower handovers, never an error or a hang.
 //!

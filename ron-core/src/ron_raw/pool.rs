@@ -72,8 +72,15 @@ impl Block {
     }
 
     /// Current reference count (a snapshot, for tests).
+    #[doc(hidden)]
     pub fn refs(&self) -> u32 {
         self.refs.load(Ordering::Relaxed) // a snapshot by contract
+    }
+}
+
+impl Default for Block {
+    fn default() -> Self {
+        Self::new()
     }
 }
 
