@@ -77,7 +77,8 @@
 //! (pad it yourself if neighbours would share its line). The 16
 //! route-ordered slots live in a process-wide [`pool`] of blocks; a lock
 //! claims one only when a waiter wants to register and returns it as soon
-//! as no registered waiter is left, so memory follows the number of
+//! as no registered waiter is left (waiters hold the block for one round
+//! at a time), so memory follows the number of
 //! locks contended *at that moment*, not the number of locks: a lock per
 //! object costs 16 bytes each. This is the shape of parking_lot's global
 //! table of wait queues and of [`ShRon`](crate::ShRon)'s process-wide
@@ -92,10 +93,14 @@
 //! Sixteen slots are sixteen arcs of the route: on a 16-CPU machine one
 //! CPU per slot, on a 128-CPU machine 8 neighbouring CPUs per slot (a CCX,
 //! roughly). Uncontended lock + unlock: one CAS, one load of the block
-//! pointer (same line), one release store. When the pool is exhausted
-//! (more than [`POOL_BLOCKS`] locks with registered
-//! waiters at once) further waiters wait unregistered on the lock word
-//! (TTAS with yields): slower handovers, never an error or a hang.
+//! pointer (the same line, unless the 8-aligned lock straddles two), one
+//! release store. The pool is a static array of [`POOL_BLOCKS`] (256)
+//! blocks, 2176 bytes each (557 KiB of zero-initialised memory, touched
+//! only as blocks get used), the same with and without `std`;
+//! [`set_pool_limit`] caps how many a program uses. When the pool is
+//! exhausted (more locks with registered waiters at once than blocks)
+//! further waiters wait unregistered on the lock word (TTAS with yields):
+//! slower handovers, never an error or a hang.
 //!
 //! [`RonInline<S>`] is the same protocol with its `S` slots inline,
 //! `128 * (S + 1)` bytes (2176 for the default 16): no claim on the first
