@@ -6,7 +6,7 @@
 use std::sync::Mutex as StdMutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use ron_core::{NxtRon, Ron, RonPlock, RonRaw, RonTicket, hint};
+use ron_core::{NxtRon, Ron, RonInline, RonPlock, RonRaw, RonTicket, hint};
 use ron_suite::conformance::mutual_exclusion;
 
 static SERIAL: StdMutex<()> = StdMutex::new(());
@@ -56,7 +56,7 @@ macro_rules! garbage {
 }
 
 garbage!(ron_raw, RonRaw);
-garbage!(ron_raw_3, RonRaw<3>);
+garbage!(ron_inline_3, RonInline<3>);
 garbage!(nxt_ron_65, NxtRon<65>);
 garbage!(ron_plock_3, RonPlock<3>);
 garbage!(ron_ticket_3, RonTicket<3>);
@@ -83,7 +83,7 @@ fn route_replaced_while_in_use() {
                 std::thread::yield_now();
             }
         });
-        mutual_exclusion::<RonRaw<4>>(8, 1000);
+        mutual_exclusion::<RonInline<4>>(8, 1000);
         mutual_exclusion::<NxtRon<3>>(8, 500);
         done.store(true, Ordering::Relaxed);
     });

@@ -1,15 +1,16 @@
 //! The conformance suite over the RON family, for S in {1, 2, 3, 64, 65, 256}.
 
-use ron_core::{NxtRon, Ron, RonPark, RonPlock, RonRaw, RonTicket};
+use ron_core::{NxtRon, Ron, RonInline, RonPark, RonPlock, RonRaw, RonTicket};
 use ron_suite::conformance_tests;
 
 conformance_tests!(ron_raw_default, RonRaw, fair);
-conformance_tests!(ron_raw_1, RonRaw<1>, fair);
-conformance_tests!(ron_raw_2, RonRaw<2>, fair);
-conformance_tests!(ron_raw_3, RonRaw<3>, fair);
-conformance_tests!(ron_raw_64, RonRaw<64>, fair);
-conformance_tests!(ron_raw_65, RonRaw<65>, fair);
-conformance_tests!(ron_raw_256, RonRaw<256>, fair);
+conformance_tests!(ron_inline_default, RonInline, fair);
+conformance_tests!(ron_inline_1, RonInline<1>, fair);
+conformance_tests!(ron_inline_2, RonInline<2>, fair);
+conformance_tests!(ron_inline_3, RonInline<3>, fair);
+conformance_tests!(ron_inline_64, RonInline<64>, fair);
+conformance_tests!(ron_inline_65, RonInline<65>, fair);
+conformance_tests!(ron_inline_256, RonInline<256>, fair);
 
 conformance_tests!(nxt_ron_1, NxtRon<1>, fair);
 conformance_tests!(nxt_ron_2, NxtRon<2>, fair);

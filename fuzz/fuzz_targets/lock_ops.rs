@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use libfuzzer_sys::fuzz_target;
 use lock_api::{RawMutex, RawMutexFair};
 use ron_core::{
-    CBoMcs, Cna, Fsl, Mcs, NxtRon, Ron, RonPlock, RonRaw, RonTicket, ShRon, Tas, Ticket, Ttas,
+    CBoMcs, Cna, Fsl, Mcs, NxtRon, Ron, RonInline, RonPlock, RonRaw, RonTicket, ShRon, Tas, Ticket, Ttas,
 };
 
 /// The fair-unlock half of the API, for the types that have it.
@@ -195,7 +195,7 @@ fn hint() -> usize {
 fn locks() -> Vec<Box<dyn Entry>> {
     vec![
         Model::<RonRaw>::new("RonRaw", fair()),
-        Model::<RonRaw<1>>::new("RonRaw<1>", fair()),
+        Model::<RonInline<1>>::new("RonInline<1>", fair()),
         Model::<NxtRon<4>>::new("NxtRon<4>", fair()),
         Model::<NxtRon<130>>::new("NxtRon<130>", fair()),
         Model::<RonPlock<3>>::new("RonPlock<3>", fair()),

@@ -73,6 +73,7 @@ pub fn visit_all<V: LockVisitor>(v: &mut V) {
     use ron_core as rc;
     // One line per lock: command-line name, kind, type, description.
     v.visit::<Raw<rc::RonRaw>>(info("ron-raw", Ron, "RonRaw", "RON default: TTAS fast path + route-ordered handover, off-CPU waiters"));
+    v.visit::<Raw<rc::RonInline<S>>>(info("ron-inline", Ron, "RonInline<16>", "RonRaw with its 16 slots inline instead of pooled"));
     v.visit::<Raw<rc::NxtRon<S>>>(info("nxt-ron", Ron, "NxtRon<16>", "RON-plock + bitmap successor search"));
     v.visit::<Raw<rc::RonPlock<S>>>(info("ron-plock", Ron, "RonPlock<16>", "RON Algorithm 3: per-slot count + grant"));
     v.visit::<Raw<rc::RonTicket<S>>>(info("ron-ticket", Ron, "RonTicket<16>", "RON Algorithm 2: per-slot ticket locks in route order"));

@@ -37,7 +37,8 @@
 //!
 //! | type | algorithm | bytes per lock | guarantees |
 //! |---|---|---|---|
-//! | [`RonRaw`] | TTAS fast path + route-ordered handover among spinning waiters; robust under oversubscription (the default, [`RonMutex`]) | `128 * (S + 1)`, 2176 for the default `S = 16` | mutual exclusion, progress; no waiting bound |
+//! | [`RonRaw`] | TTAS fast path + route-ordered handover among spinning waiters; robust under oversubscription; its 16 slots come from a process-wide pool of blocks while it is contended (the default, [`RonMutex`]) | 16 (+ a 2176-byte pooled block per lock contended at that moment; 256 static blocks) | mutual exclusion, progress; no waiting bound |
+//! | [`RonInline`] | `RonRaw` with its `S` slots inline (no pool) | `128 * (S + 1)`, 2176 for the default `S = 16` | as `RonRaw` |
 //! | [`NxtRon`] | RON-plock + bitmap successor search (nxtRON) | `128 * (S + 1)` | mutual exclusion, progress, per-slot bound `S - 1` (+1) |
 //! | [`RonPlock`] | RON Algorithm 3: per-slot count + grant | `128 * (S + 1)` | as `NxtRon` |
 //! | [`RonTicket`] | RON Algorithm 2: per-slot ticket lock, route order between slots | `128 * (S + 1)` | mutual exclusion, progress, FIFO in a slot, bound `q + (q+1)(S-1) + 1` |
@@ -124,7 +125,7 @@ pub use ron::Ron;
 #[cfg(feature = "std")]
 pub use ron_park::RonPark;
 pub use ron_plock::RonPlock;
-pub use ron_raw::RonRaw;
+pub use ron_raw::{RonInline, RonRaw};
 pub use ron_ticket::RonTicket;
 pub use slots::SlotToken;
 

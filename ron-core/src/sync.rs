@@ -21,7 +21,7 @@ pub(crate) use loom::cell::UnsafeCell;
 #[cfg(loom)]
 #[allow(unused_imports)]
 pub(crate) use loom::sync::atomic::{
-    AtomicBool, AtomicU8, AtomicU32, AtomicU64, AtomicUsize, fence,
+    AtomicBool, AtomicPtr, AtomicU8, AtomicU32, AtomicU64, AtomicUsize, fence,
 };
 
 #[cfg(all(shuttle, not(loom)))]
@@ -33,7 +33,7 @@ pub(crate) use shuttle::sync::atomic::{
 #[cfg(not(any(loom, shuttle, ron_vm)))]
 #[allow(unused_imports)]
 pub(crate) use core::sync::atomic::{
-    AtomicBool, AtomicU8, AtomicU32, AtomicU64, AtomicUsize, fence,
+    AtomicBool, AtomicPtr, AtomicU8, AtomicU32, AtomicU64, AtomicUsize, fence,
 };
 #[cfg(all(ron_vm, not(loom), not(shuttle)))]
 #[allow(unused_imports)]

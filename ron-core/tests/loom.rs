@@ -15,7 +15,7 @@
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
 use loom::thread;
-use ron_core::{NxtRon, Ron, RonPlock, RonRaw, RonTicket, SlotToken};
+use ron_core::{NxtRon, Ron, RonInline, RonPlock, RonRaw, RonTicket, SlotToken};
 
 /// Preemption bound of the three-thread models.
 const PREEMPTIONS_3: usize = 1;
@@ -59,8 +59,9 @@ model_lock!(
     NxtRon<2>,
     RonTicket<1>,
     RonTicket<2>,
-    RonRaw<1>,
-    RonRaw<2>
+    RonInline<1>,
+    RonInline<2>,
+    RonRaw
 );
 
 struct Shared<L> {
@@ -220,4 +221,5 @@ models!(ron_alg1, Ron<1>, Ron<2>);
 models!(ron_plock, RonPlock<1>, RonPlock<2>);
 models!(nxt_ron, NxtRon<1>, NxtRon<2>);
 models!(ron_ticket, RonTicket<1>, RonTicket<2>);
-models!(ron_raw, RonRaw<1>, RonRaw<2>);
+models!(ron_inline, RonInline<1>, RonInline<2>);
+models!(ron_raw, RonRaw, RonRaw);

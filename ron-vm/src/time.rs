@@ -19,4 +19,9 @@ impl Instant {
     pub fn elapsed(&self) -> Duration {
         Duration::from_nanos(now_ns().saturating_sub(self.0))
     }
+
+    /// Virtual time from `earlier` to `self`, zero if `earlier` is later.
+    pub fn saturating_duration_since(&self, earlier: Instant) -> Duration {
+        Duration::from_nanos(self.0.saturating_sub(earlier.0))
+    }
 }

@@ -1,0 +1,169 @@
+//! [`RonInline<S>`]: `RonRaw`'s protocol with its `S` slots inline, no pool.
+//!
+//! `128 * (S + 1)` bytes (2176 for the default 16). It skips the claim of
+//! a pooled block on the first contention and never shares the pool, which
+//! suits a few hot locks that are contended all the time; for anything
+//! else (and a lock per object) use [`RonRaw`](super::RonRaw), 16 bytes.
+//! Same guarantees, same lock word, same waiting policy (see the
+//! [module docs](super)).
+
+use crossbeam_utils::CachePadded;
+
+use super::DEFAULT_SLOTS;
+use super::word::{Rooms, Word};
+use crate::slots::{SlotTable, SlotToken, slot_hint};
+
+/// `RonRaw`'s protocol with `S` inline slots ([`DEFAULT_SLOTS`] unless
+/// named); see the [module docs](super).
+pub struct RonInline<const S: usize = DEFAULT_SLOTS> {
+    word: CachePadded<Word>,
+    slots: SlotTable<S>,
+}
+
+impl<const S: usize> Rooms<S> for SlotTable<S> {
+    type Room<'a> = &'a SlotTable<S>;
+
+    fn enter(&self) -> Option<&SlotTable<S>> {
+        Some(self)
+    }
+}
+
+impl<const S: usize> RonInline<S> {
+    crate::sync::const_fn_unless_loom! {
+        /// A new, unlocked lock.
+        pub fn new() -> Self {
+            const { assert!(S >= 1 && S <= 1 << 14, "RonInline supports 1 to 16384 slots") };
+            RonInline { word: CachePadded::new(Word::new()), slots: SlotTable::new() }
+        }
+    }
+
+    /// Acquires the lock; a contended waiter waits in its slot from the CPU hint.
+    #[inline]
+    pub fn acquire(&self) -> SlotToken {
+        if self.word.lock_fast() {
+            return SlotToken::NONE;
+        }
+        self.word.acquire_slow(&self.slots, slot_hint::<S>())
+    }
+
+    /// Acquires the lock waiting in slot `slot % S` (any value is safe).
+    pub fn acquire_in(&self, slot: usize) -> SlotToken {
+        match self.try_acquire() {
+            Some(t) => t,
+            None => self.word.acquire_slow(&self.slots, slot % S),
+        }
+    }
+
+    /// Takes the lock if it is free; never registers in a slot.
+    #[inline]
+    pub fn try_acquire(&self) -> Option<SlotToken> {
+        self.word.try_lock().then_some(SlotToken::NONE)
+    }
+
+    /// Releases the lock: hands it to the next registered slot along the
+    /// route after the acquirer's slot, or frees it.
+    ///
+    /// # Safety
+    /// The caller holds the lock, acquired with `token`'s acquisition.
+    #[inline]
+    pub unsafe fn release(&self, token: SlotToken) {
+        if !self.slots.any_marked() {
+            self.word.release_free();
+            return;
+        }
+        self.release_slow(token);
+    }
+
+    #[cold]
+    fn release_slow(&self, token: SlotToken) {
+        // The hint is asked before anything changes; if it panics, the
+        // release runs from slot 0 (see `RonRaw::release_slow`).
+        token.release_from_slot::<S>(|from| {
+            self.word.publish(self.word.next_owner(&self.slots, from));
+        });
+    }
+
+    /// Same as [`release`](Self::release) (see `RonRaw::release_fair`).
+    ///
+    /// # Safety
+    /// As for [`release`](Self::release).
+    #[inline]
+    pub unsafe fn release_fair(&self, token: SlotToken) {
+        // SAFETY: same contract.
+        unsafe { self.release(token) }
+    }
+
+    /// Whether the lock is held or handed over (a momentary snapshot).
+    #[inline]
+    pub fn is_held(&self) -> bool {
+        self.word.is_held()
+    }
+}
+
+crate::raw_impl::impl_raw_mutex! {
+    impl [const S: usize] for RonInline<S>, guard = SlotToken, debug "RonInline" { slots: S }, fair
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::super::wait::Watch;
+    use super::super::word::{FREE, HANDED, SEQ_SHIFT, TAG, handed, handed_slot};
+    use super::*;
+    use crate::sync::Ordering;
+
+    /// Locks `l` on the fast path, registers a waiter in `slot` by hand and
+    /// releases: the release hands over. Returns the word it wrote.
+    fn hand_over<const S: usize>(l: &RonInline<S>, slot: usize) -> u32 {
+        let t = l.acquire();
+        l.slots.register::<true>(slot);
+        // SAFETY: we hold the lock.
+        unsafe { l.release(t) };
+        let word = l.word.state.load(Ordering::Relaxed);
+        assert_eq!(word & TAG, HANDED);
+        assert_eq!(handed_slot(word), slot);
+        // Take it as the registered waiter would, then leave the slot.
+        assert!(l.word.look(slot, true, Some(&l.slots), &mut Watch::new()));
+        l.slots.unregister::<true>(slot);
+        // SAFETY: we hold the lock (taken by `look`).
+        unsafe { l.release(SlotToken::at(slot)) };
+        assert_eq!(l.word.state.load(Ordering::Relaxed), FREE);
+        word
+    }
+
+    #[test]
+    fn seq_survives_free_periods() {
+        let l = RonInline::<4>::new();
+        let first = hand_over(&l, 2);
+        // An idle period: lock and unlock on the fast path.
+        for _ in 0..3 {
+            let t = l.acquire();
+            // SAFETY: we hold the lock.
+            unsafe { l.release(t) };
+        }
+        let second = hand_over(&l, 2);
+        assert_ne!(
+            first, second,
+            "a handover after an idle period repeats a word"
+        );
+        assert_eq!(second >> SEQ_SHIFT, (first >> SEQ_SHIFT) + 1);
+    }
+
+    #[test]
+    fn seq_wraps_after_65536_handovers_without_touching_the_slot() {
+        let l = RonInline::<64>::new();
+        l.word.handovers.store(0xFFFE, Ordering::Relaxed);
+        let a = hand_over(&l, 63);
+        let b = hand_over(&l, 63);
+        let c = hand_over(&l, 63);
+        assert_eq!(
+            [a >> SEQ_SHIFT, b >> SEQ_SHIFT, c >> SEQ_SHIFT],
+            [0xFFFF, 0, 1]
+        );
+        assert_eq!(l.word.handovers.load(Ordering::Relaxed), 0x1_0001);
+        // 65,536 handovers later the word repeats, not sooner.
+        l.word.handovers.store(0xFFFE + 0x1_0000, Ordering::Relaxed);
+        assert_eq!(hand_over(&l, 63), a);
+        assert_eq!(handed(3, 0x1_0005), handed(3, 5));
+        assert_eq!(handed_slot(handed(16383, u32::MAX)), 16383);
+    }
+}

@@ -1,0 +1,285 @@
+//! [`RonRaw`]: the recommended default, and [`RonInline`], its variant with
+//! inline slots. A TTAS fast path, nxtRON's
+//! route-ordered handover between *spinning* waiters, and waiters that get
+//! off the CPU, so that it holds up when threads outnumber CPUs.
+//!
+//! ## Why not plain nxtRON
+//! A handover lock that grants a waiter which is not running stalls everyone
+//! until the scheduler runs that waiter again (milliseconds). With more
+//! threads than CPUs most waiters are not running, and such locks collapse.
+//! `RonRaw` changes two things:
+//!
+//! 1. **Ownership lives in the lock word only.** A handover writes
+//!    `HANDED(slot, seq)` into the lock word (and rings the slot's doorbell);
+//!    the lock then belongs to whichever thread first CASes that word to
+//!    `LOCKED`. A waiter of the named slot does so at once; any other waiter
+//!    that has watched the *same* `HANDED` value for [`PATIENCE_NS`] (or,
+//!    without `std`, [`PATIENCE`] looks) may take it over. Safety is
+//!    therefore that of a test-and-set lock: every
+//!    `X -> LOCKED` transition is one CAS with one winner, from `FREE` or
+//!    `HANDED` only, and only the owner writes `FREE`/`HANDED`. The slots,
+//!    counts and doorbells steer *who* gets the lock, never *whether* two do.
+//! 2. **Only spinning waiters are registered.** A waiter first spins
+//!    unregistered (TTAS, [`PHASE_A_LOOKS`] looks with exponential backoff
+//!    up to [`PHASE_A_PAUSE_MAX`] pauses, then, if the thread's last yield
+//!    showed its CPU shared with other runnable threads, a yield per look
+//!    instead: there a spinning look only pulls the line from a running
+//!    holder or keeps a preempted one off the CPU; it can take
+//!    the lock only when the holder freed it with nobody registered), then
+//!    registers in its slot and spins on the slot's doorbell, then *leaves*
+//!    its slot and yields the CPU, and starts a new round registered. The
+//!    registered spin adapts: it starts at [`PHASE_B_LOOKS`], quarters
+//!    (down to [`PHASE_B_MIN`]) after a yield during which another thread
+//!    ran (the CPU is oversubscribed: spinning only steals the holder's
+//!    time) and doubles (up to [`PHASE_B_MAX`]) after a yield that came
+//!    back at once (a CPU per thread: keep the place in the route order). A handover therefore targets a
+//!    thread that was spinning a moment ago; if it got preempted right then,
+//!    the running waiters take the handover over after [`PATIENCE`] looks.
+//!
+//! Under contention with one thread per CPU, the waiters are registered and
+//! the lock travels along the route; at low contention it behaves like a
+//! TTAS lock (no handover cost, the fast path is one CAS and one store).
+//!
+//! ## Lock word
+//! | value | meaning | who may write next |
+//! |---|---|---|
+//! | `FREE` (0) | unlocked | anyone: CAS -> `LOCKED` |
+//! | `LOCKED` (1) | held | the owner: `FREE` or `HANDED` |
+//! | `HANDED(s, seq)` | released to slot `s`, owned by nobody | a waiter of `s` (at once) or any waiter that watched this exact value for `PATIENCE_NS` (`PATIENCE` looks): CAS -> `LOCKED` |
+//!
+//! `seq` is the low 16 bits of the lock's handover count, which only the
+//! owner writes (beside the word, ordered by the lock itself) and which
+//! survives `FREE` periods: `HANDED(s, n)` recurs only after 65,536
+//! further handovers, never merely because the lock went idle, so a waiter
+//! can judge a handover's age by how long it has watched one value (see
+//! [`WATCH_HORIZON_NS`] for the wrap). The slot takes 14 bits. Slot words
+//! and bitmap: see [`slots`](crate::slots); here the `GRANT` bit is only a
+//! doorbell (the slot's waiters spin on their own line and look at the lock
+//! word when it rings or every 8 spins).
+//!
+//! ## Guarantees
+//! * Mutual exclusion under any schedule and any hint (TAS argument above).
+//! * Progress: a `HANDED` word is taken by its slot or, after `PATIENCE`
+//!   looks, by any waiter, so the lock never stays unowned while a thread
+//!   waits.
+//! * **No bounded-waiting guarantee.** Handovers follow the route among
+//!   registered waiters, but waiters leave their slot between rounds and the
+//!   fast path barges, so the bound is statistical (measured: fairness
+//!   factor in `ron bench`). Use [`RonTicket`](crate::RonTicket) or
+//!   [`NxtRon`](crate::NxtRon) where a bound is required.
+//! * Panics: no user code runs while a waiter is registered (the CPU hint
+//!   is asked before); an unlock whose hint panics releases the lock
+//!   (scanning from slot 0) before it unwinds (`docs/panic-safety.md`).
+//! * A holder that is descheduled stalls its waiters (as for every
+//!   spinlock); waiters yield after each round, so the holder gets its CPU
+//!   back quickly.
+//!
+//! ## Layout: 16 bytes, slots from a pool
+//! `RonRaw` is the lock word (with its handover count, 8 bytes) and a
+//! pointer to a slot block, 16 bytes on 64-bit targets, not cache-padded
+//! (pad it yourself if neighbours would share its line). The 16
+//! route-ordered slots live in a process-wide [`pool`] of blocks; a lock
+//! claims one only when a waiter wants to register and returns it as soon
+//! as no registered waiter is left (waiters hold the block for one round
+//! at a time), so memory follows the number of
+//! locks contended *at that moment*, not the number of locks: a lock per
+//! object costs 16 bytes each. This is the shape of parking_lot's global
+//! table of wait queues and of [`ShRon`](crate::ShRon)'s process-wide
+//! table, chosen over them because a per-lock block keeps what made the
+//! inline lock fast under contention: the waiters of one lock spin on that
+//! lock's own 16 lines, and a release scans one bitmap word. Claiming
+//! costs a CAS on the block's count and cleaning 16 lines, once per
+//! contention episode; reclamation is a reference count in the block,
+//! safe because blocks are type-stable (see [`pool`]). Ownership never
+//! depends on a block: blocks only steer *who* gets a handover.
+//!
+//! Sixteen slots are sixteen arcs of the route: on a 16-CPU machine one
+//! CPU per slot, on a 128-CPU machine 8 neighbouring CPUs per slot (a CCX,
+//! roughly). Uncontended lock + unlock: one CAS, one load of the block
+//! pointer (the same line, unless the 8-aligned lock straddles two), one
+//! release store. The pool is a static array of [`POOL_BLOCKS`] (256)
+//! blocks, 2176 bytes each (557 KiB of zero-initialised memory, touched
+//! only as blocks get used), the same with and without `std`;
+//! [`set_pool_limit`] caps how many a program uses. When the pool is
+//! exhausted (more locks with registered waiters at once than blocks)
+//! further waiters wait unregistered on the lock word (TTAS with yields):
+//! slower handovers, never an error or a hang.
+//!
+//! [`RonInline<S>`] is the same protocol with its `S` slots inline,
+//! `128 * (S + 1)` bytes (2176 for the default 16): no claim on the first
+//! contention, for a few hot locks that are contended all the time.
+//!
+//! ```
+//! use ron_core::RonMutex;
+//! let m = RonMutex::new(0u64);
+//! std::thread::scope(|s| {
+//!     for _ in 0..8 {
+//!         s.spawn(|| for _ in 0..1000 { *m.lock() += 1 });
+//!     }
+//! });
+//! assert_eq!(*m.lock(), 8000);
+//! ```
+
+use crate::slots::{SlotToken, slot_hint};
+use crate::sync::{AtomicPtr, Ordering};
+
+mod inline;
+pub mod pool;
+mod wait;
+mod word;
+
+pub use inline::RonInline;
+pub use pool::{BLOCK_SLOTS, POOL_BLOCKS, Pool, set_pool_limit};
+pub use wait::{
+    PATIENCE, PATIENCE_NS, PHASE_A_LOOKS, PHASE_A_PAUSE_MAX, PHASE_B_LOOKS, PHASE_B_MAX,
+    PHASE_B_MIN, QUICK_YIELD_NS, WATCH_HORIZON_NS,
+};
+
+use pool::{Block, BlockRef};
+use word::{FREE, Rooms, Word};
+
+/// Slots of [`RonInline`] when the type does not name them, and of a
+/// [`RonRaw`]'s pooled block.
+pub const DEFAULT_SLOTS: usize = BLOCK_SLOTS;
+
+/// The recommended RON lock; see the [module docs](self). 16 bytes; its 16
+/// slots come from the [`pool`] while it is contended.
+pub struct RonRaw {
+    word: Word,
+    block: AtomicPtr<Block>,
+}
+
+/// A `RonRaw`'s rooms: its block, claimed from `pool` when it has none.
+struct Pooled<'a> {
+    home: &'a AtomicPtr<Block>,
+    pool: &'a Pool<'a>,
+}
+
+impl<'a> Rooms<BLOCK_SLOTS> for Pooled<'a> {
+    type Room<'r>
+        = BlockRef<'a>
+    where
+        Self: 'r;
+
+    fn enter(&self) -> Option<BlockRef<'a>> {
+        pool::enter(self.home, self.pool, self.home as *const _ as usize)
+    }
+}
+
+impl RonRaw {
+    crate::sync::const_fn_unless_loom! {
+        /// A new, unlocked lock (holding no block).
+        pub fn new() -> Self {
+            RonRaw { word: Word::new(), block: AtomicPtr::new(core::ptr::null_mut()) }
+        }
+    }
+
+    /// Acquires the lock; a contended waiter waits in its slot from the CPU hint.
+    #[inline]
+    pub fn acquire(&self) -> SlotToken {
+        if self.word.lock_fast() {
+            return SlotToken::NONE;
+        }
+        self.acquire_slow_in(pool::global(), slot_hint::<BLOCK_SLOTS>())
+    }
+
+    /// Acquires the lock waiting in slot `slot % 16` (any value is safe).
+    pub fn acquire_in(&self, slot: usize) -> SlotToken {
+        self.acquire_in_pool(pool::global(), slot)
+    }
+
+    /// [`acquire_in`](Self::acquire_in) with blocks from `pool` (loom models
+    /// build their own pools). A lock must use one pool for its whole life,
+    /// and the pool must outlive it.
+    #[doc(hidden)]
+    pub fn acquire_in_pool<'a>(&'a self, pool: &'a Pool<'a>, slot: usize) -> SlotToken {
+        match self.try_acquire() {
+            Some(t) => t,
+            None => self.acquire_slow_in(pool, slot % BLOCK_SLOTS),
+        }
+    }
+
+    #[cold]
+    fn acquire_slow_in<'a>(&'a self, pool: &'a Pool<'a>, s: usize) -> SlotToken {
+        let rooms = Pooled {
+            home: &self.block,
+            pool,
+        };
+        self.word.acquire_slow(&rooms, s)
+    }
+
+    /// Takes the lock if it is free; never registers in a slot.
+    #[inline]
+    pub fn try_acquire(&self) -> Option<SlotToken> {
+        self.word.try_lock().then_some(SlotToken::NONE)
+    }
+
+    /// Releases the lock: hands it to the next registered slot along the
+    /// route after the acquirer's slot, or frees it.
+    ///
+    /// # Safety
+    /// The caller holds the lock, acquired with `token`'s acquisition.
+    #[inline]
+    pub unsafe fn release(&self, token: SlotToken) {
+        // SeqCst: ordered with the waiters' publication of a block and
+        // their SeqCst registration, so a release that sees no block is
+        // ordered before their next look at the lock word (they then see
+        // it free).
+        if self.block.load(Ordering::SeqCst).is_null() {
+            self.word.release_free();
+            return;
+        }
+        self.release_slow(token);
+    }
+
+    #[cold]
+    fn release_slow(&self, token: SlotToken) {
+        // The CPU hint (for a fast-path token) is user code: it is asked
+        // before anything changes, and if it panics the release runs from
+        // slot 0 instead, so an unlock never unwinds with the lock held.
+        token.release_from_slot::<BLOCK_SLOTS>(|from| self.release_from(from));
+    }
+
+    /// The release, handing over from slot `from` + 1.
+    fn release_from(&self, from: usize) {
+        let next = match pool::current(&self.block) {
+            Some(room) => {
+                let next = self.word.next_owner(&room, from);
+                // Drop our reference before publishing: once `next` is
+                // stored the lock may be taken and freed by its new owner.
+                drop(room);
+                next
+            }
+            None => FREE,
+        };
+        self.word.publish(next);
+    }
+
+    /// Same as [`release`](Self::release): a release already hands the lock
+    /// to a registered waiter when there is one, and a `HANDED` word cannot
+    /// be barged by the fast path.
+    ///
+    /// # Safety
+    /// As for [`release`](Self::release).
+    #[inline]
+    pub unsafe fn release_fair(&self, token: SlotToken) {
+        // SAFETY: same contract.
+        unsafe { self.release(token) }
+    }
+
+    /// Whether the lock is held or handed over (a momentary snapshot).
+    #[inline]
+    pub fn is_held(&self) -> bool {
+        self.word.is_held()
+    }
+
+    /// Whether the lock holds a block of the pool now (a snapshot, for tests).
+    #[doc(hidden)]
+    pub fn has_block(&self) -> bool {
+        !self.block.load(Ordering::Relaxed).is_null() // a snapshot by contract
+    }
+}
+
+crate::raw_impl::impl_raw_mutex! {
+    impl [] for RonRaw, guard = SlotToken, debug "RonRaw" { slots: BLOCK_SLOTS }, fair
+}

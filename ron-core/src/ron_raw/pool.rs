@@ -1,0 +1,290 @@
+//! The process-wide pool of slot blocks that `RonRaw` borrows from while it
+//! has registered waiters.
+//!
+//! A [`Block`] is 16 route-ordered slots (the waiting rooms of one lock)
+//! plus a reference count. A lock holds no block while it is uncontended;
+//! the first waiter that wants to register *claims* a free block (a CAS of
+//! its count `0 -> 2`: one reference for the lock, one for itself), cleans
+//! it and *publishes* it in the lock (a CAS of the lock's pointer
+//! `null -> block`). Later waiters *use* it: count `+1`, then check that
+//! the lock still points at it (else `-1` and look again). Every user drops
+//! its reference when it leaves its round; the user whose drop leaves only
+//! the lock's reference *returns* the block: it detaches it from the lock
+//! (CAS `block -> null`) and drops the lock's reference, and a count of 0
+//! means free. So the blocks in use follow the locks that have registered
+//! waiters at that moment.
+//!
+//! ## Reclamation
+//! Blocks are type-stable: they live in the pool for the whole process and
+//! are never freed, only recycled, so a stale block pointer is never a
+//! use-after-free, only a wasted look. And a block is never claimed by
+//! another lock while anyone of the old one can still touch it: while the
+//! lock points at a block its count includes the lock's reference (set by
+//! the claim, dropped only by whoever detached it), every user holds a
+//! reference from before its check until after its last access, and a claim
+//! needs a count of 0. A user whose check fails never touches the slots.
+//! Waiters registered in a block that was detached under them (it only
+//! happens when a user leaves while another enters) keep their reference
+//! until they leave, and poll the lock word as always: they lose only their
+//! route position.
+//!
+//! ## Exhaustion
+//! [`POOL_BLOCKS`] blocks exist (about 2.2 KiB each, zero-initialised
+//! static memory: pages the process never touches cost nothing);
+//! [`set_pool_limit`] lets a program use fewer. When no block is free a
+//! waiter simply waits unregistered for the round (TTAS on the lock word,
+//! then a yield) and tries again next round: no error, no hang, only the
+//! route order is lost. A block is needed only per lock with a registered
+//! waiter at that moment, so the pool runs out only when more than
+//! `POOL_BLOCKS` locks are contended at once.
+
+use crossbeam_utils::CachePadded;
+
+use crate::slots::SlotTable;
+use crate::sync::{AtomicPtr, AtomicU32, AtomicUsize, Ordering};
+
+/// Slots in a block (the `S` of the pooled `RonRaw`).
+pub const BLOCK_SLOTS: usize = 16;
+
+/// Blocks in the process-wide pool.
+pub const POOL_BLOCKS: usize = 256;
+
+/// One lock's waiting rooms while it is contended, and its reference count.
+pub struct Block {
+    refs: CachePadded<AtomicU32>,
+    slots: SlotTable<BLOCK_SLOTS>,
+    /// Whether the block was claimed before (counts reuse in the models).
+    #[cfg(any(loom, miri, shuttle, ron_coverage))]
+    claimed_before: core::sync::atomic::AtomicBool,
+}
+
+impl Block {
+    crate::sync::const_fn_unless_loom! {
+        /// A free block.
+        pub fn new() -> Block {
+            Block {
+                refs: CachePadded::new(AtomicU32::new(0)),
+                slots: SlotTable::new(),
+                #[cfg(any(loom, miri, shuttle, ron_coverage))]
+                claimed_before: core::sync::atomic::AtomicBool::new(false),
+            }
+        }
+    }
+
+    /// Current reference count (a snapshot, for tests).
+    #[doc(hidden)]
+    pub fn refs(&self) -> u32 {
+        self.refs.load(Ordering::Relaxed) // a snapshot by contract
+    }
+}
+
+impl Default for Block {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A set of blocks that locks claim from. The process-wide one is
+/// [`global`]; loom models build their own.
+pub struct Pool<'a> {
+    blocks: &'a [Block],
+    limit: AtomicUsize,
+}
+
+impl<'a> Pool<'a> {
+    /// A pool over `blocks`, all of them usable.
+    #[cfg(not(loom))]
+    pub const fn new_in(blocks: &'a [Block]) -> Self {
+        Pool {
+            blocks,
+            limit: AtomicUsize::new(usize::MAX),
+        }
+    }
+
+    /// A pool over `blocks`, all of them usable.
+    #[cfg(loom)]
+    pub fn new_in(blocks: &'a [Block]) -> Self {
+        Pool {
+            blocks,
+            limit: AtomicUsize::new(usize::MAX),
+        }
+    }
+
+    /// Uses at most `n` of the pool's blocks for new claims (blocks in use
+    /// stay in use).
+    pub fn set_limit(&self, n: usize) {
+        self.limit.store(n, Ordering::Relaxed); // a tuning knob, read by claims
+    }
+
+    /// Blocks usable for claims.
+    pub fn limit(&self) -> usize {
+        self.limit.load(Ordering::Relaxed).min(self.blocks.len()) // as above
+    }
+
+    /// Blocks currently claimed (a snapshot).
+    pub fn in_use(&self) -> usize {
+        self.blocks.iter().filter(|b| b.refs() != 0).count()
+    }
+
+    /// Claims a free block for the lock at address `key`, with count 2 (the
+    /// lock's reference and the caller's), cleaned. `None` when none is free.
+    fn claim(&self, key: usize) -> Option<&'a Block> {
+        let n = self.limit();
+        if n == 0 {
+            crate::coverage::hit!("ron_raw.pool_exhausted");
+            return None;
+        }
+        // Start at a hash of the lock's address, so that locks spread over
+        // the pool; probe at most 64 blocks (exhaustion is a round of TTAS,
+        // not a scan of the whole pool).
+        let start = (key >> 4).wrapping_mul(0x9E37_79B9_7F4A_7C15_u64 as usize) % n;
+        for i in 0..n.min(64) {
+            let b = &self.blocks[(start + i) % n];
+            // Relaxed: a guess; the CAS below decides.
+            if b.refs.load(Ordering::Relaxed) != 0 {
+                continue;
+            }
+            // SeqCst (Acquire at least): the last user's drop (a Release
+            // decrement) happens-before our cleaning below, so none of its
+            // slot writes can land after it.
+            if b.refs
+                .compare_exchange(0, 2, Ordering::SeqCst, Ordering::Relaxed)
+                .is_ok()
+            {
+                crate::coverage::hit!("ron_raw.pool_claim");
+                #[cfg(any(loom, miri, shuttle, ron_coverage))]
+                if b.claimed_before
+                    .swap(true, core::sync::atomic::Ordering::Relaxed)
+                {
+                    crate::coverage::hit!("ron_raw.pool_reuse");
+                }
+                b.slots.clean();
+                return Some(b);
+            }
+        }
+        crate::coverage::hit!("ron_raw.pool_exhausted");
+        None
+    }
+}
+
+#[cfg(not(loom))]
+static BLOCKS: [Block; POOL_BLOCKS] = [const { Block::new() }; POOL_BLOCKS];
+#[cfg(not(loom))]
+static GLOBAL: Pool<'static> = Pool::new_in(&BLOCKS);
+
+/// The process-wide pool ([`POOL_BLOCKS`] static blocks).
+#[cfg(not(loom))]
+pub fn global() -> &'static Pool<'static> {
+    &GLOBAL
+}
+
+#[cfg(loom)]
+loom::lazy_static! {
+    static ref LOOM_BLOCKS: std::vec::Vec<Block> = (0..2).map(|_| Block::new()).collect();
+    static ref LOOM_GLOBAL: Pool<'static> = Pool::new_in(&LOOM_BLOCKS);
+}
+
+/// The pool of `RonRaw::new()` locks: under loom, 2 blocks per execution.
+#[cfg(loom)]
+pub fn global() -> &'static Pool<'static> {
+    &LOOM_GLOBAL
+}
+
+/// Uses at most `n` of the process-wide pool's [`POOL_BLOCKS`] blocks (0:
+/// no `RonRaw` registers any more; its waiters spin unregistered).
+pub fn set_pool_limit(n: usize) {
+    global().set_limit(n);
+}
+
+/// A reference to the block of one lock, held by a waiter for one round or
+/// by a releaser for its scan; dropping it may return the block.
+pub(crate) struct BlockRef<'a> {
+    block: &'a Block,
+    home: &'a AtomicPtr<Block>,
+}
+
+impl core::ops::Deref for BlockRef<'_> {
+    type Target = SlotTable<BLOCK_SLOTS>;
+    fn deref(&self) -> &SlotTable<BLOCK_SLOTS> {
+        &self.block.slots
+    }
+}
+
+impl Drop for BlockRef<'_> {
+    fn drop(&mut self) {
+        let b: *mut Block = (self.block as *const Block).cast_mut();
+        // SeqCst (Release at least): our slot writes happen-before a later
+        // claim's cleaning.
+        if self.block.refs.fetch_sub(1, Ordering::SeqCst) == 2 {
+            // Only the lock's reference is left, if it is still attached:
+            // return the block (whoever detaches it drops the lock's
+            // reference; at most one CAS succeeds).
+            if self
+                .home
+                .compare_exchange(
+                    b,
+                    core::ptr::null_mut(),
+                    Ordering::SeqCst,
+                    Ordering::Relaxed,
+                )
+                .is_ok()
+            {
+                crate::coverage::hit!("ron_raw.pool_return");
+                self.block.refs.fetch_sub(1, Ordering::SeqCst); // as above
+            }
+        }
+    }
+}
+
+/// A reference to the block `home` points at, if any (no claim).
+pub(crate) fn current<'a>(home: &'a AtomicPtr<Block>) -> Option<BlockRef<'a>> {
+    loop {
+        // SeqCst: ordered with the waiters' registration (SeqCst), so a
+        // releaser that sees no block is ordered before their next look at
+        // the lock word.
+        let p = home.load(Ordering::SeqCst);
+        if p.is_null() {
+            return None;
+        }
+        // SAFETY: `home` only ever points at a block of a pool, and pools
+        // outlive every lock that uses them (the global one is static;
+        // a model's outlives its locks); blocks are never freed.
+        let block = unsafe { &*p };
+        // SeqCst: the count and the re-check below must not be reordered
+        // (a detach between them would go unnoticed).
+        block.refs.fetch_add(1, Ordering::SeqCst);
+        if home.load(Ordering::SeqCst) == p {
+            crate::coverage::hit!("ron_raw.pool_use");
+            return Some(BlockRef { block, home });
+        }
+        // Detached meanwhile: whoever detached it dropped the lock's
+        // reference, so ours is a plain one.
+        crate::coverage::hit!("ron_raw.pool_stale");
+        block.refs.fetch_sub(1, Ordering::SeqCst); // as for a drop
+    }
+}
+
+/// A reference to `home`'s block, claiming one from `pool` when it has none.
+pub(crate) fn enter<'a>(
+    home: &'a AtomicPtr<Block>,
+    pool: &Pool<'a>,
+    key: usize,
+) -> Option<BlockRef<'a>> {
+    loop {
+        if let Some(r) = current(home) {
+            return Some(r);
+        }
+        let block = pool.claim(key)?;
+        let p: *mut Block = (block as *const Block).cast_mut();
+        // SeqCst (Release at least): publishes the cleaned block to the
+        // users that load the pointer.
+        match home.compare_exchange(core::ptr::null_mut(), p, Ordering::SeqCst, Ordering::SeqCst) {
+            Ok(_) => return Some(BlockRef { block, home }),
+            Err(_) => {
+                // Another waiter published first: give ours back, use theirs.
+                crate::coverage::hit!("ron_raw.pool_publish_lost");
+                block.refs.fetch_sub(2, Ordering::SeqCst); // as for a drop
+            }
+        }
+    }
+}

@@ -1,0 +1,244 @@
+//! The waiting policy of `RonRaw` and `RonInline`: how long a waiter
+//! spins unregistered, spins registered, when it gives its CPU away, and
+//! when it judges a handover stale (the [`Watch`]). Nothing here decides
+//! who owns the lock; that is the lock word's job ([`word`](super::word)).
+
+use super::word::FREE;
+#[cfg(all(feature = "std", not(loom), not(miri), not(shuttle)))]
+use super::word::{HANDED, TAG};
+#[cfg(any(not(feature = "std"), loom, shuttle))]
+use crate::sync::spin_loop;
+
+/// Looks a waiter spends unregistered (TTAS) before it registers.
+#[cfg(not(loom))]
+pub const PHASE_A_LOOKS: u32 = 64;
+/// Looks a waiter spends unregistered (TTAS) before it registers.
+#[cfg(loom)]
+pub const PHASE_A_LOOKS: u32 = 1;
+/// Longest backoff (pauses between two looks) of the unregistered phase.
+pub const PHASE_A_PAUSE_MAX: u32 = 16;
+/// Doorbell spins of a registered waiter's first round; later rounds adapt
+/// between [`PHASE_B_MIN`] and [`PHASE_B_MAX`] (see the [module docs](super)).
+#[cfg(not(loom))]
+pub const PHASE_B_LOOKS: u32 = 128;
+/// Doorbell spins of a registered waiter's first round.
+#[cfg(loom)]
+pub const PHASE_B_LOOKS: u32 = 2;
+/// Shortest registered spin: used while yields show the CPU is oversubscribed.
+pub const PHASE_B_MIN: u32 = 64;
+/// Longest registered spin: reached while yields return at once (a CPU each).
+pub const PHASE_B_MAX: u32 = 4096;
+/// A `sched_yield` that returns faster than this (ns) found nobody else to
+/// run: the waiter has its CPU to itself and may spin longer next round.
+pub const QUICK_YIELD_NS: u64 = 5_000;
+/// How long (ns) a waiter of another slot watches one unchanged `HANDED`
+/// value before it takes the handover over (`std`). A running grantee takes
+/// its handover within about a microsecond; a grantee that was preempted
+/// while registered would hold everyone up for a scheduler round.
+pub const PATIENCE_NS: u64 = 10_000;
+/// Longest gap (ns) between two looks of one waiter across which it still
+/// counts a `HANDED` value as watched without a break. A waiter back from a
+/// longer yield (or preemption) starts watching anew: the word's 16-bit
+/// `seq` repeats after 65,536 handovers, and each handover costs at least a
+/// few cache-line transfers and atomic read-modify-writes (over 25 ns), so
+/// 65,536 of them take well over this horizon. Within it an unchanged word
+/// is therefore one and the same handover; a new one is never judged stale
+/// by an observation that predates it.
+pub const WATCH_HORIZON_NS: u64 = 500_000;
+/// Looks at one unchanged `HANDED` value after which a waiter of another
+/// slot takes the handover over (without `std`, where there is no clock).
+#[cfg(not(any(loom, miri)))]
+pub const PATIENCE: u32 = 64;
+/// Looks at one unchanged `HANDED` value after which a waiter of another
+/// slot takes the handover over. Under loom and Miri the watch counts looks
+/// even with `std`: loom has no clock, and Miri's virtual clock advances
+/// about 100 us per look, which would make every handover stale at its
+/// second look (or, with [`WATCH_HORIZON_NS`], never).
+#[cfg(any(loom, miri))]
+pub const PATIENCE: u32 = 1;
+
+/// Tracks how long one `HANDED` value has stayed in the lock word, as seen
+/// by one waiter.
+pub(crate) struct Watch {
+    last: u32,
+    looks: u32,
+    /// First look at `last` in the current unbroken watch.
+    #[cfg(all(feature = "std", not(loom), not(miri), not(shuttle)))]
+    since: Option<crate::sync::Instant>,
+    /// The latest look at a `HANDED` word.
+    #[cfg(all(feature = "std", not(loom), not(miri), not(shuttle)))]
+    seen: Option<crate::sync::Instant>,
+}
+
+impl Watch {
+    pub(crate) fn new() -> Self {
+        Watch {
+            last: FREE,
+            looks: 0,
+            #[cfg(all(feature = "std", not(loom), not(miri), not(shuttle)))]
+            since: None,
+            #[cfg(all(feature = "std", not(loom), not(miri), not(shuttle)))]
+            seen: None,
+        }
+    }
+
+    /// Records a look at `word`; true once the same `HANDED` word has been
+    /// watched for [`PATIENCE_NS`] (with `std`) or [`PATIENCE`] looks in a
+    /// row. With `std` the watch spans yields (a waiter that saw a handover
+    /// before it yielded and sees the same one after the yield takes it at
+    /// once) but not gaps longer than [`WATCH_HORIZON_NS`].
+    #[inline]
+    pub(crate) fn stale(&mut self, word: u32) -> bool {
+        #[cfg(all(feature = "std", not(loom), not(miri), not(shuttle)))]
+        if word & TAG == HANDED {
+            return self.stale_at(word, crate::sync::Instant::now());
+        }
+        if word != self.last {
+            self.last = word;
+            self.looks = 0;
+            return false;
+        }
+        self.looks = self.looks.saturating_add(1);
+        self.looks >= PATIENCE
+    }
+
+    /// [`stale`](Self::stale) for a `HANDED` word looked at at time `now`.
+    #[cfg(all(feature = "std", not(loom), not(miri), not(shuttle)))]
+    pub(crate) fn stale_at(&mut self, word: u32, now: crate::sync::Instant) -> bool {
+        let horizon = core::time::Duration::from_nanos(WATCH_HORIZON_NS);
+        let broken = self
+            .seen
+            .is_none_or(|t| now.saturating_duration_since(t) > horizon);
+        self.seen = Some(now);
+        match self.since {
+            Some(since) if word == self.last && !broken => {
+                now.saturating_duration_since(since).as_nanos() as u64 >= PATIENCE_NS
+            }
+            _ => {
+                self.last = word;
+                self.looks = 0;
+                self.since = Some(now);
+                false
+            }
+        }
+    }
+}
+
+/// Yields the CPU and returns the next round's registered spin budget:
+/// doubled (up to [`PHASE_B_MAX`]) when the yield came back within
+/// [`QUICK_YIELD_NS`] (nobody else was runnable), quartered (down to
+/// [`PHASE_B_MIN`]) when another thread ran meanwhile.
+#[cfg(all(feature = "std", not(loom), not(shuttle)))]
+pub(crate) fn give_cpu_away(spins: u32) -> u32 {
+    if yield_cpu() {
+        (spins * 2).min(PHASE_B_MAX)
+    } else {
+        (spins / 4).max(PHASE_B_MIN)
+    }
+}
+
+#[cfg(all(feature = "std", not(loom), not(shuttle)))]
+crate::sync::thread_local! {
+    /// Whether this thread's last yield in a `RonRaw` wait let another
+    /// thread run (its CPU is oversubscribed); read by its next wait.
+    static OVERSUBSCRIBED: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
+}
+
+/// Whether this thread's last yield in a wait found its CPU shared.
+#[cfg(all(feature = "std", not(loom), not(shuttle)))]
+pub(crate) fn cpu_looked_shared() -> bool {
+    OVERSUBSCRIBED.with(|o| o.get())
+}
+
+/// Yields the CPU; returns whether the yield came back within
+/// [`QUICK_YIELD_NS`] (nobody else was runnable here) and records the
+/// answer for [`cpu_looked_shared`].
+#[cfg(all(feature = "std", not(loom), not(shuttle)))]
+pub(crate) fn yield_cpu() -> bool {
+    let t0 = crate::sync::Instant::now();
+    crate::sync::yield_now();
+    let quick = (t0.elapsed().as_nanos() as u64) < QUICK_YIELD_NS;
+    OVERSUBSCRIBED.with(|o| o.set(!quick));
+    quick
+}
+
+/// Without `std` there is no scheduler to ask (and under shuttle, whose
+/// schedules must replay, no clock): back off and keep the budget.
+#[cfg(all(any(not(feature = "std"), shuttle), not(loom)))]
+pub(crate) fn give_cpu_away(spins: u32) -> u32 {
+    for _ in 0..64 {
+        spin_loop();
+    }
+    spins
+}
+
+/// Under loom: one yield point (64 would only multiply the schedules).
+#[cfg(loom)]
+pub(crate) fn give_cpu_away(spins: u32) -> u32 {
+    spin_loop();
+    spins
+}
+
+/// Without `std` (and under loom or shuttle) a CPU never looks shared.
+#[cfg(any(not(feature = "std"), loom, shuttle))]
+pub(crate) fn cpu_looked_shared() -> bool {
+    false
+}
+
+/// Never called without `std` ([`cpu_looked_shared`] is false there).
+#[cfg(any(not(feature = "std"), loom, shuttle))]
+pub(crate) fn yield_cpu() -> bool {
+    true
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::super::word::{FREE, LOCKED, handed};
+    use super::*;
+
+    #[cfg(all(feature = "std", not(miri)))]
+    #[test]
+    fn watch_spans_short_gaps_only() {
+        use core::time::Duration;
+        use std::time::Instant;
+        let ns = Duration::from_nanos;
+        let t0 = Instant::now();
+        let w = handed(1, 7);
+        // Watched without a break: stale after PATIENCE_NS.
+        let mut watch = Watch::new();
+        assert!(!watch.stale_at(w, t0));
+        assert!(!watch.stale_at(w, t0 + ns(PATIENCE_NS - 1)));
+        assert!(watch.stale_at(w, t0 + ns(PATIENCE_NS)));
+        // Across a short yield: still the same watch.
+        let mut watch = Watch::new();
+        assert!(!watch.stale_at(w, t0));
+        assert!(watch.stale_at(w, t0 + ns(WATCH_HORIZON_NS)));
+        // Across a gap beyond the horizon (the word may have wrapped): a
+        // new watch, however long ago the first look was.
+        let mut watch = Watch::new();
+        assert!(!watch.stale_at(w, t0));
+        let back = t0 + ns(WATCH_HORIZON_NS + 1);
+        assert!(!watch.stale_at(w, back));
+        assert!(!watch.stale_at(w, back + ns(PATIENCE_NS - 1)));
+        assert!(watch.stale_at(w, back + ns(PATIENCE_NS)));
+        // A different handover (or a LOCKED word between) restarts the watch.
+        let mut watch = Watch::new();
+        assert!(!watch.stale_at(w, t0));
+        assert!(!watch.stale_at(handed(1, 8), t0 + ns(PATIENCE_NS)));
+        let mut watch = Watch::new();
+        assert!(!watch.stale_at(w, t0));
+        assert!(!watch.stale(LOCKED));
+        assert!(!watch.stale_at(w, t0 + ns(PATIENCE_NS)));
+    }
+
+    #[test]
+    fn watch_counts_looks_at_other_words() {
+        let mut watch = Watch::new();
+        assert!(!watch.stale(LOCKED));
+        for _ in 1..PATIENCE {
+            assert!(!watch.stale(LOCKED));
+        }
+        assert!(watch.stale(LOCKED));
+        assert!(!watch.stale(FREE));
+    }
+}

@@ -1,0 +1,296 @@
+//! The lock word of `RonRaw` and `RonInline`: who owns the lock.
+//!
+//! | value | meaning | who may write next |
+//! |---|---|---|
+//! | `FREE` (0) | unlocked | anyone: CAS -> `LOCKED` |
+//! | `LOCKED` (1) | held | the owner: `FREE` or `HANDED` |
+//! | `HANDED(s, seq)` | released to slot `s`, owned by nobody | a waiter of `s` (at once) or any waiter that watched this exact value for `PATIENCE_NS` (`PATIENCE` looks): CAS -> `LOCKED` |
+//!
+//! Every `X -> LOCKED` is one CAS from `FREE` or `HANDED`, with one winner,
+//! and only the owner writes `FREE` or `HANDED`: exclusion is that of a
+//! test-and-set lock, whatever the slots, the blocks or the CPU hint say.
+//! Slots (and, for `RonRaw`, the pooled block that holds them) only steer
+//! *who* takes a `HANDED` word first.
+//!
+//! `seq` is the low 16 bits of the lock's handover count, which only the
+//! owner writes (a relaxed counter beside the word, ordered by the lock
+//! itself) and which survives `FREE` periods: `HANDED(s, n)` recurs only
+//! after 65,536 further handovers, never merely because the lock went idle.
+//! That is what lets a waiter judge a handover's age by how long it has
+//! watched one word value (see
+//! [`WATCH_HORIZON_NS`](super::WATCH_HORIZON_NS) for the wrap). The slot
+//! takes 14 bits (`S <= 16384`). The fast path never touches the counter.
+
+use super::wait::{
+    PHASE_A_LOOKS, PHASE_A_PAUSE_MAX, PHASE_B_LOOKS, Watch, cpu_looked_shared, give_cpu_away,
+    yield_cpu,
+};
+use crate::slots::{GRANT, SlotTable, SlotToken};
+use crate::sync::{AtomicU32, Ordering, spin_loop};
+
+pub(crate) const FREE: u32 = 0;
+pub(crate) const LOCKED: u32 = 1;
+pub(crate) const HANDED: u32 = 2;
+pub(crate) const TAG: u32 = 3;
+const SLOT_SHIFT: u32 = 2;
+const SLOT_MASK: u32 = (1 << 14) - 1;
+pub(crate) const SEQ_SHIFT: u32 = 16;
+const SEQ_MASK: u32 = 0xFFFF;
+
+/// The lock word that hands the lock to `slot` as handover number `seq`
+/// (only its low 16 bits are kept).
+#[inline]
+pub(crate) fn handed(slot: usize, seq: u32) -> u32 {
+    HANDED | ((slot as u32 & SLOT_MASK) << SLOT_SHIFT) | ((seq & SEQ_MASK) << SEQ_SHIFT)
+}
+
+/// The slot a `HANDED` word names.
+#[inline]
+pub(crate) fn handed_slot(word: u32) -> usize {
+    ((word >> SLOT_SHIFT) & SLOT_MASK) as usize
+}
+
+/// Where a lock's waiters register: the inline slots of `RonInline`, or
+/// the pooled block of `RonRaw`, held for one round.
+pub(crate) trait Rooms<const S: usize> {
+    /// A room held for one round (the block's reference is dropped with it).
+    type Room<'a>: core::ops::Deref<Target = SlotTable<S>>
+    where
+        Self: 'a;
+    /// The room to register in for one round; `None` when there is none to
+    /// be had (the pool is exhausted): the caller then waits unregistered.
+    fn enter(&self) -> Option<Self::Room<'_>>;
+}
+
+/// The lock word and the handover count, 8 bytes.
+pub(crate) struct Word {
+    pub(crate) state: AtomicU32,
+    /// Handovers so far (wrapping); written only by the owner, so it is
+    /// data protected by the lock itself.
+    pub(crate) handovers: AtomicU32,
+}
+
+impl Word {
+    crate::sync::const_fn_unless_loom! {
+        pub(crate) fn new() -> Word {
+            Word { state: AtomicU32::new(FREE), handovers: AtomicU32::new(0) }
+        }
+    }
+
+    /// The fast path: `FREE -> LOCKED` with a weak CAS.
+    #[inline]
+    pub(crate) fn lock_fast(&self) -> bool {
+        // Acquire: pairs with the Release store of FREE in `release`.
+        let ok = self
+            .state
+            .compare_exchange_weak(FREE, LOCKED, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok();
+        if ok {
+            crate::coverage::hit!("ron_raw.fast");
+        }
+        ok
+    }
+
+    /// `FREE -> LOCKED` with a strong CAS (`try_lock`).
+    #[inline]
+    pub(crate) fn try_lock(&self) -> bool {
+        // Acquire: pairs with the Release store of FREE in `release`.
+        let ok = self
+            .state
+            .compare_exchange(FREE, LOCKED, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok();
+        if ok {
+            crate::coverage::hit!("ron_raw.fast");
+        }
+        ok
+    }
+
+    /// Whether the lock is held or handed over (a momentary snapshot).
+    #[inline]
+    pub(crate) fn is_held(&self) -> bool {
+        self.state.load(Ordering::Relaxed) != FREE // a snapshot by contract
+    }
+
+    /// One look at the lock word by a waiter of slot `s`: takes the lock if
+    /// it is free, handed to `s` while the caller is (or was, at the
+    /// handover) registered there, or handed anywhere and stale. Returns
+    /// whether the caller now owns the lock. An unregistered arrival does
+    /// not take its slot's handover at once: that would let a thread that
+    /// just released re-take a handover meant for the slot's waiters.
+    /// `room` is the caller's room, if it holds one: the doorbell of a
+    /// taken handover is cleared there.
+    #[inline]
+    pub(crate) fn look<const S: usize>(
+        &self,
+        s: usize,
+        registered: bool,
+        room: Option<&SlotTable<S>>,
+        watch: &mut Watch,
+    ) -> bool {
+        // Relaxed: only decides whether to try the CAS, which has the Acquire.
+        let word = self.state.load(Ordering::Relaxed);
+        let stale = watch.stale(word);
+        let own = registered && handed_slot(word) == s;
+        match word & TAG {
+            FREE => {}
+            HANDED if own || stale => {}
+            _ => return false,
+        }
+        // Acquire: pairs with the Release store (FREE or HANDED) of the
+        // previous owner's `release`, so its critical section happens-before
+        // ours. Load-bearing for a takeover: a thread of another slot has no
+        // other synchronisation with the releasing owner.
+        if self
+            .state
+            .compare_exchange(word, LOCKED, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            return false;
+        }
+        if word & TAG == HANDED {
+            if own {
+                crate::coverage::hit!("ron_raw.take_own");
+            } else {
+                crate::coverage::hit!("ron_raw.takeover");
+            }
+            // We own the lock, so no other handover can be in flight: clear
+            // the doorbell of the slot it named (in our room; a doorbell
+            // left set elsewhere only makes that slot's waiters look more
+            // often, and a block is cleaned when claimed). Relaxed: the
+            // doorbell carries no data (ownership came from the CAS above).
+            if let Some(room) = room {
+                room.word(handed_slot(word) % S)
+                    .fetch_and(!GRANT, Ordering::Relaxed);
+            }
+        } else {
+            crate::coverage::hit!("ron_raw.take_free");
+        }
+        true
+    }
+
+    /// The contended acquisition: phase A unregistered, then rounds of
+    /// phase B registered in a room from `rooms` (or unregistered when
+    /// there is none), each followed by a yield.
+    #[cold]
+    pub(crate) fn acquire_slow<const S: usize, R: Rooms<S>>(
+        &self,
+        rooms: &R,
+        s: usize,
+    ) -> SlotToken {
+        let mut watch = Watch::new();
+        let mut first_round = true;
+        let mut spins = PHASE_B_LOOKS;
+        loop {
+            // Phase A (first round only): unregistered TTAS with backoff.
+            if first_round {
+                let mut pause = 1u32;
+                let shared_cpu = cpu_looked_shared();
+                for _ in 0..PHASE_A_LOOKS {
+                    if self.look::<S>(s, false, None, &mut watch) {
+                        return SlotToken::at(s);
+                    }
+                    if shared_cpu && pause == PHASE_A_PAUSE_MAX {
+                        // The CPU is oversubscribed: a spinning look only
+                        // pulls the line from a running holder (or keeps a
+                        // preempted one off this CPU); give the CPU away.
+                        yield_cpu();
+                    } else {
+                        for _ in 0..pause {
+                            spin_loop();
+                        }
+                        pause = (pause * 2).min(PHASE_A_PAUSE_MAX);
+                    }
+                }
+                first_round = false;
+                crate::coverage::hit!("ron_raw.register");
+            } else {
+                crate::coverage::hit!("ron_raw.round_restart");
+            }
+            match rooms.enter() {
+                Some(room) => {
+                    // Phase B: registered; spin on the doorbell, look at the
+                    // lock word when it rings or every 8 spins.
+                    room.register::<true>(s);
+                    for i in 0..spins {
+                        // Relaxed: the doorbell only says "look now"; the
+                        // look's CAS has the Acquire.
+                        let bell = room.word(s).load(Ordering::Relaxed) & GRANT != 0;
+                        if (bell || i % 8 == 0) && self.look(s, true, Some(&room), &mut watch) {
+                            room.unregister::<true>(s);
+                            return SlotToken::at(s);
+                        }
+                        spin_loop();
+                    }
+                    // Leave the slot (and the room), so no handover targets
+                    // us while we are off the CPU; a handover to our slot
+                    // that raced with leaving is taken here (any waiter of
+                    // the slot may take it).
+                    room.unregister::<true>(s);
+                    let won = self.look(s, true, Some(&room), &mut watch);
+                    drop(room);
+                    if won {
+                        return SlotToken::at(s);
+                    }
+                }
+                None => {
+                    // No room (pool exhausted): plain TTAS for the round.
+                    crate::coverage::hit!("ron_raw.unregistered_round");
+                    for i in 0..spins {
+                        if i % 8 == 0 && self.look::<S>(s, false, None, &mut watch) {
+                            return SlotToken::at(s);
+                        }
+                        spin_loop();
+                    }
+                }
+            }
+            // Phase C: give the CPU away, and learn from how long that took
+            // whether other threads want this CPU (oversubscribed: spin
+            // little) or not (spin longer, keep the route order).
+            spins = give_cpu_away(spins);
+        }
+    }
+
+    /// Frees the lock (nobody can be registered).
+    #[inline]
+    pub(crate) fn release_free(&self) {
+        crate::coverage::hit!("ron_raw.release_free");
+        // Release: publishes the critical section to the next CAS winner.
+        self.state.store(FREE, Ordering::Release);
+    }
+
+    /// The word a release through `room` writes: hands the lock to the
+    /// next registered slot along the route after slot `from` (ringing
+    /// its doorbell), or `FREE`. The caller stores it with
+    /// [`publish`](Self::publish) once it no longer touches the room.
+    #[inline]
+    pub(crate) fn next_owner<const S: usize>(&self, room: &SlotTable<S>, from: usize) -> u32 {
+        // Ring the doorbell first (it checks that the slot has a waiter),
+        // then publish the handover: a waiter woken early just sees LOCKED
+        // for a moment and looks again.
+        match room.grant_next_bitmap(from) {
+            Some(t) => {
+                crate::coverage::hit!("ron_raw.handover");
+                // Relaxed, both: the counter is written only by owners, and
+                // the lock's own Acquire/Release chain orders consecutive
+                // owners; a torn view could only cost route order anyway.
+                let n = self.handovers.load(Ordering::Relaxed).wrapping_add(1);
+                self.handovers.store(n, Ordering::Relaxed);
+                handed(t, n)
+            }
+            None => {
+                crate::coverage::hit!("ron_raw.release_free");
+                FREE
+            }
+        }
+    }
+
+    /// Stores `next` (from [`next_owner`](Self::next_owner)): the owner's
+    /// last access to the lock.
+    #[inline]
+    pub(crate) fn publish(&self, next: u32) {
+        // Release: publishes the critical section to the next CAS winner
+        // (load-bearing for HANDED: a takeover by another slot's waiter
+        // synchronises with the old owner through this store only).
+        self.state.store(next, Ordering::Release);
+    }
+}

@@ -1,0 +1,446 @@
+//! Loom models of `RonRaw`'s protocol (on `RonInline<2>`, the same lock
+//! word and waiting policy with inline slots) that reach every path, and of
+//! the pooled `RonRaw`'s blocks: claimed, used, returned and reused.
+//!
+//! Run: `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p
+//! ron-core --release --test loom_ron_raw -- --nocapture` (the table of
+//! path counts per model goes to stderr).
+//!
+//! A waiter's spin is a loom yield point, and loom runs a thread that
+//! yielded only when no other thread can run, so in a model whose critical
+//! sections do not yield the holder always frees the lock before anyone
+//! registers. Here the critical sections yield ([`Model::cs_yields`]
+//! times), so waiters get to register, run out of their registered spins
+//! and start a new round while the lock is held, and releases hand over.
+//! Each model checks mutual exclusion through a `loom::cell::UnsafeCell`
+//! (loom reports two unsynchronized accesses), the final count and that the
+//! lock ends free; then, over all its executions, that the path it is named
+//! after was reached (the counters of `ron_core::coverage`, compiled in
+//! under `cfg(loom)`).
+#![cfg(loom)]
+
+use std::sync::Mutex;
+
+use loom::cell::UnsafeCell;
+use loom::sync::Arc;
+use loom::thread;
+use ron_core::ron_raw::pool::{Block, Pool};
+use ron_core::{RonInline, RonRaw, SlotToken, coverage};
+
+/// Every path `RonRaw` marks, in the order of the table.
+const PATHS: [&str; 9] = [
+    "ron_raw.fast",
+    "ron_raw.register",
+    "ron_raw.handover",
+    "ron_raw.take_own",
+    "ron_raw.takeover",
+    "ron_raw.round_restart",
+    "ron_raw.take_free",
+    "ron_raw.release_free",
+    "ron_raw.executions",
+];
+
+/// Executions explored by the three-thread models (depth-first, within
+/// their preemption bound; a complete search takes hours). The weakened
+/// orderings these models exist for fail within the first few hundred.
+const CAP_3: usize = 20_000;
+
+/// The counters are process-wide and the test harness runs tests on
+/// several threads: one model at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+struct Shared {
+    lock: RonInline<2>,
+    count: UnsafeCell<usize>,
+}
+
+// SAFETY: `count` is only touched while `lock` is held; the models check
+// exactly that (loom flags any unsynchronized access).
+unsafe impl Sync for Shared {}
+
+/// One model: thread `i` runs `rounds[i]` critical sections waiting in
+/// slot `slots[i]`, each yielding `cs_yields` times inside.
+struct Model {
+    slots: &'static [usize],
+    rounds: &'static [usize],
+    cs_yields: usize,
+    preemptions: usize,
+    /// Cap on the executions explored (`None`: all within the preemption
+    /// bound); the three-thread models need one.
+    max_executions: Option<usize>,
+}
+
+impl Model {
+    /// Explores the model; returns the path counts over all executions.
+    fn check(&self) -> Vec<(&'static str, u64)> {
+        let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        coverage::reset();
+        let mut b = loom::model::Builder::new();
+        b.preemption_bound = Some(self.preemptions);
+        b.max_branches = 100_000;
+        b.max_permutations = self.max_executions;
+        // Loom checks the cap only every `checkpoint_interval` executions.
+        b.checkpoint_interval = 1000;
+        let (slots, rounds, cs_yields) = (self.slots, self.rounds, self.cs_yields);
+        b.check(move || {
+            coverage::record("ron_raw.executions");
+            let s = Arc::new(Shared {
+                lock: RonInline::new(),
+                count: UnsafeCell::new(0),
+            });
+            let critical = move |s: &Shared, slot: usize| {
+                let t: SlotToken = s.lock.acquire_in(slot);
+                // SAFETY: the lock is held.
+                s.count.with_mut(|c| unsafe { *c += 1 });
+                for _ in 0..cs_yields {
+                    thread::yield_now();
+                }
+                // SAFETY: we hold the lock with `t`.
+                unsafe { s.lock.release(t) };
+            };
+            let hs: Vec<_> = (1..slots.len())
+                .map(|i| {
+                    let s = s.clone();
+                    thread::spawn(move || {
+                        for _ in 0..rounds[i] {
+                            critical(&s, slots[i]);
+                        }
+                    })
+                })
+                .collect();
+            for _ in 0..rounds[0] {
+                critical(&s, slots[0]);
+            }
+            for h in hs {
+                h.join().unwrap();
+            }
+            // SAFETY: every other thread joined.
+            let total = s.count.with(|c| unsafe { *c });
+            assert_eq!(total, rounds.iter().sum::<usize>());
+            assert!(s.lock.try_acquire().is_some(), "lock left held");
+        });
+        PATHS.iter().map(|&p| (p, coverage::count(p))).collect()
+    }
+}
+
+/// Checks `model`, prints its row of the table, and asserts that every
+/// path in `must` was reached.
+fn run(name: &str, model: Model, must: &[&str]) {
+    let counts = model.check();
+    let row: Vec<String> = counts
+        .iter()
+        .map(|(p, n)| format!("{}={n}", p.trim_start_matches("ron_raw.")))
+        .collect();
+    eprintln!("loom_ron_raw {name}: {}", row.join(" "));
+    for p in must {
+        let n = counts.iter().find(|(q, _)| q == p).map_or(0, |c| c.1);
+        assert!(n > 0, "{name}: path {p} never reached");
+    }
+}
+
+/// A holder yields inside its critical section while a waiter of another
+/// slot arrives: the waiter registers, the release hands over to its slot
+/// and the waiter takes its own handover.
+#[test]
+fn handover_to_registered_waiter() {
+    run(
+        "handover_to_registered_waiter",
+        Model {
+            slots: &[0, 1],
+            rounds: &[1, 1],
+            cs_yields: 2,
+            preemptions: 2,
+            max_executions: None,
+        },
+        &[
+            "ron_raw.fast",
+            "ron_raw.register",
+            "ron_raw.handover",
+            "ron_raw.take_own",
+            "ron_raw.release_free",
+        ],
+    );
+}
+
+/// The holder hands over to a registered waiter of slot 1 and comes back
+/// for a second round before that waiter runs: it watches the same
+/// `HANDED` word for `PATIENCE` (1 under loom) looks and takes it over.
+#[test]
+fn takeover_after_patience() {
+    run(
+        "takeover_after_patience",
+        Model {
+            slots: &[0, 1],
+            rounds: &[2, 1],
+            cs_yields: 2,
+            preemptions: 2,
+            max_executions: None,
+        },
+        &["ron_raw.handover", "ron_raw.takeover"],
+    );
+}
+
+/// A waiter runs out of its registered spins (`PHASE_B_LOOKS` = 2 under
+/// loom) while the holder yields inside: it leaves its slot, yields, and
+/// registers again for a second round, which then gets the handover.
+#[test]
+fn round_restart() {
+    run(
+        "round_restart",
+        Model {
+            slots: &[0, 1],
+            rounds: &[1, 1],
+            cs_yields: 6,
+            preemptions: 1,
+            max_executions: None,
+        },
+        &["ron_raw.round_restart", "ron_raw.handover"],
+    );
+}
+
+/// Two waiters in one slot and the holder in the same slot: a handover to
+/// the slot goes to whichever of them takes it first; the other keeps
+/// waiting and gets the lock afterwards.
+#[test]
+fn two_waiters_one_slot() {
+    run(
+        "two_waiters_one_slot",
+        Model {
+            slots: &[0, 0, 0],
+            rounds: &[1, 1, 1],
+            cs_yields: 2,
+            preemptions: 1,
+            max_executions: Some(CAP_3),
+        },
+        &["ron_raw.handover", "ron_raw.take_own"],
+    );
+}
+
+/// One critical section in slot 1 against two in slot 0: a waiter that
+/// registered races the lock going `FREE` (nobody registered at the
+/// release) and takes it free.
+#[test]
+fn free_races_registration() {
+    run(
+        "free_races_registration",
+        Model {
+            slots: &[1, 0],
+            rounds: &[1, 2],
+            cs_yields: 1,
+            preemptions: 1,
+            max_executions: None,
+        },
+        &["ron_raw.take_free", "ron_raw.register"],
+    );
+}
+
+/// Three threads: the holder (slot 0) hands over to a registered waiter of
+/// slot 1, and a waiter of slot 0 that has watched that `HANDED` word for
+/// `PATIENCE` looks takes it over. The taker has no synchronisation with
+/// the releasing owner but the lock word, so this model is the one that
+/// needs the Release of the `HANDED` store and the Acquire of the CAS that
+/// takes it.
+#[test]
+fn takeover_by_third_thread() {
+    run(
+        "takeover_by_third_thread",
+        Model {
+            slots: &[0, 1, 0],
+            rounds: &[1, 1, 1],
+            cs_yields: 2,
+            preemptions: 1,
+            max_executions: Some(CAP_3),
+        },
+        &["ron_raw.handover", "ron_raw.takeover"],
+    );
+}
+
+// ---------------------------------------------------------------------------
+// The pooled `RonRaw`: blocks claimed, used, returned and reused.
+
+/// Locks of one pooled model and their counters, over a pool of its own.
+struct World {
+    pool: &'static Pool<'static>,
+    locks: Vec<RonRaw>,
+    counts: Vec<UnsafeCell<usize>>,
+}
+
+// SAFETY: `counts[i]` is only touched while `locks[i]` is held; the models
+// check exactly that.
+unsafe impl Sync for World {}
+// SAFETY: as above; the pool and the locks are Send.
+unsafe impl Send for World {}
+
+/// Thread `i` runs the critical sections `plan[i]`: (lock, slot) pairs.
+struct Pooled {
+    blocks: usize,
+    locks: usize,
+    plan: &'static [&'static [(usize, usize)]],
+    cs_yields: usize,
+    preemptions: usize,
+    max_executions: Option<usize>,
+}
+
+impl Pooled {
+    fn check(&self) -> Vec<(&'static str, u64)> {
+        let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        coverage::reset();
+        let mut b = loom::model::Builder::new();
+        b.preemption_bound = Some(self.preemptions);
+        b.max_branches = 100_000;
+        b.max_permutations = self.max_executions;
+        b.checkpoint_interval = 1000;
+        let (blocks, locks, plan, cs_yields) = (self.blocks, self.locks, self.plan, self.cs_yields);
+        b.check(move || {
+            coverage::record("ron_raw.executions");
+            // Leaked: the pool must outlive the locks, and each execution
+            // needs fresh loom atomics (a few KiB per execution).
+            let blocks: &'static [Block] = Box::leak(
+                (0..blocks)
+                    .map(|_| Block::new())
+                    .collect::<Vec<_>>()
+                    .into_boxed_slice(),
+            );
+            let pool: &'static Pool<'static> = Box::leak(Box::new(Pool::new_in(blocks)));
+            let w = Arc::new(World {
+                pool,
+                locks: (0..locks).map(|_| RonRaw::new()).collect(),
+                counts: (0..locks).map(|_| UnsafeCell::new(0)).collect(),
+            });
+            let run = move |w: &World, steps: &[(usize, usize)]| {
+                for &(l, slot) in steps {
+                    let t = w.locks[l].acquire_in_pool(w.pool, slot);
+                    // SAFETY: lock `l` is held.
+                    w.counts[l].with_mut(|c| unsafe { *c += 1 });
+                    for _ in 0..cs_yields {
+                        thread::yield_now();
+                    }
+                    // SAFETY: we hold lock `l` with `t`.
+                    unsafe { w.locks[l].release(t) };
+                }
+            };
+            let hs: Vec<_> = plan[1..]
+                .iter()
+                .map(|&steps| {
+                    let w = w.clone();
+                    thread::spawn(move || run(&w, steps))
+                })
+                .collect();
+            run(&w, plan[0]);
+            for h in hs {
+                h.join().unwrap();
+            }
+            for l in 0..locks {
+                let want = plan
+                    .iter()
+                    .flat_map(|p| p.iter())
+                    .filter(|s| s.0 == l)
+                    .count();
+                // SAFETY: every other thread joined.
+                assert_eq!(w.counts[l].with(|c| unsafe { *c }), want);
+                assert!(w.locks[l].try_acquire().is_some(), "lock {l} left held");
+                assert!(!w.locks[l].has_block(), "lock {l} kept its block");
+            }
+            assert_eq!(w.pool.in_use(), 0, "a block was not returned");
+        });
+        POOL_PATHS
+            .iter()
+            .map(|&p| (p, coverage::count(p)))
+            .collect()
+    }
+}
+
+/// The pool's paths, in the order of the table.
+const POOL_PATHS: [&str; 12] = [
+    "ron_raw.executions",
+    "ron_raw.register",
+    "ron_raw.handover",
+    "ron_raw.takeover",
+    "ron_raw.pool_claim",
+    "ron_raw.pool_use",
+    "ron_raw.pool_return",
+    "ron_raw.pool_reuse",
+    "ron_raw.pool_stale",
+    "ron_raw.pool_publish_lost",
+    "ron_raw.pool_exhausted",
+    "ron_raw.unregistered_round",
+];
+
+fn run_pooled(name: &str, model: Pooled, must: &[&str]) {
+    let counts = model.check();
+    let row: Vec<String> = counts
+        .iter()
+        .map(|(p, n)| format!("{}={n}", p.trim_start_matches("ron_raw.")))
+        .collect();
+    eprintln!("loom_ron_raw {name}: {}", row.join(" "));
+    for p in must {
+        let n = counts.iter().find(|(q, _)| q == p).map_or(0, |c| c.1);
+        assert!(n > 0, "{name}: path {p} never reached");
+    }
+}
+
+/// One block, two locks: the block is claimed by lock 0 when its waiter
+/// registers, used by the releaser's scan, returned when the last user
+/// leaves, and claimed again (reused) by lock 1, whose contention races
+/// the return. Every block is free at the end.
+#[test]
+fn pool_claim_use_return_reuse() {
+    run_pooled(
+        "pool_claim_use_return_reuse",
+        Pooled {
+            blocks: 1,
+            locks: 2,
+            plan: &[&[(0, 0), (1, 0)], &[(0, 1), (1, 1)]],
+            cs_yields: 2,
+            preemptions: 2,
+            max_executions: Some(CAP_3),
+        },
+        &[
+            "ron_raw.pool_claim",
+            "ron_raw.pool_use",
+            "ron_raw.pool_return",
+            "ron_raw.pool_reuse",
+            "ron_raw.handover",
+        ],
+    );
+}
+
+/// Two waiters of one lock find it without a block at once and both claim
+/// one: one publication loses and gives its block back.
+#[test]
+fn pool_claims_race() {
+    run_pooled(
+        "pool_claims_race",
+        Pooled {
+            blocks: 2,
+            locks: 1,
+            plan: &[&[(0, 0)], &[(0, 1)], &[(0, 2)]],
+            cs_yields: 2,
+            preemptions: 1,
+            max_executions: Some(CAP_3),
+        },
+        &[
+            "ron_raw.pool_claim",
+            "ron_raw.pool_publish_lost",
+            "ron_raw.pool_return",
+        ],
+    );
+}
+
+/// An empty pool: waiters never register, they wait on the lock word
+/// (TTAS rounds), and exclusion and progress hold.
+#[test]
+fn pool_exhausted() {
+    run_pooled(
+        "pool_exhausted",
+        Pooled {
+            blocks: 0,
+            locks: 1,
+            plan: &[&[(0, 0), (0, 0)], &[(0, 1)]],
+            cs_yields: 2,
+            preemptions: 2,
+            max_executions: None,
+        },
+        &["ron_raw.pool_exhausted", "ron_raw.unregistered_round"],
+    );
+}
