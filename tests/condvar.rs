@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 
 use lock_api::{Mutex, RawMutex, RawMutexTimed};
 use ron_core::{
-    CBoMcs, Cna, Condvar, Fsl, Mcs, NxtRon, Ron, RonPark, RonPlock, RonRaw, RonTicket, ShRon, Tas,
-    Ticket, Ttas,
+    CBoMcs, Cna, Condvar, Fsl, Mcs, NxtRon, Ron, RonInline, RonPark, RonPlock, RonRaw, RonTicket,
+    ShRon, Tas, Ticket, Ttas,
 };
 use ron_suite::conformance::{progress, with_watchdog};
 
@@ -358,6 +358,6 @@ condvar_tests!(ron_plock, RonPlock<16>);
 condvar_tests!(nxt_ron, NxtRon<16>);
 condvar_tests!(ron_ticket, RonTicket<16>);
 condvar_tests!(ron_raw, RonRaw);
-condvar_tests!(ron_raw_1, RonRaw<1>);
+condvar_tests!(ron_inline_1, RonInline<1>);
 condvar_tests!(ron_park, RonPark, timed);
 condvar_tests!(ron_park_1, RonPark<1>, timed);

@@ -95,9 +95,9 @@ pub mod relax;
 pub mod route;
 pub mod slots;
 mod sync;
-mod unwind;
 #[cfg(feature = "std")]
 pub mod timed;
+mod unwind;
 
 pub mod nxt_ron;
 pub mod ron;

@@ -292,7 +292,7 @@ fn unlock_hint_panics_with_waiter<L: RawMutex + Sync>(m: &Mutex<L, u64>) {
 /// registered: unlock with a panicking hint while another thread keeps
 /// acquiring, until unlocks found it registered and asked the hint; each
 /// such unlock must have released the lock (the other thread goes on).
-fn ron_raw_unlock_hint_panics_with_waiter(m: &Mutex<RonRaw<4>, u64>) {
+fn ron_raw_unlock_hint_panics_with_waiter(m: &Mutex<RonRaw, u64>) {
     let stop = AtomicBool::new(false);
     let mut hits = 0;
     thread::scope(|s| {
@@ -398,7 +398,7 @@ mod ron_raw {
     #[test]
     fn waiter_hint_panics_while_held() {
         let _s = serial();
-        let m = Mutex::<RonRaw<4>, u64>::new(0);
+        let m = Mutex::<RonRaw, u64>::new(0);
         let g = m.lock();
         thread::scope(|s| {
             let panicked = s
@@ -417,7 +417,7 @@ mod ron_raw {
     #[test]
     fn nested_lock_hint_panics() {
         let _s = serial();
-        let m = Mutex::<RonRaw<4>, u64>::new(0);
+        let m = Mutex::<RonRaw, u64>::new(0);
         let g = m.lock();
         HINT_PANICS.set(1);
         assert!(panics_with(Mode::Calm, || drop(m.lock())));
@@ -428,7 +428,7 @@ mod ron_raw {
     #[test]
     fn unlock_hint_panics() {
         let _s = serial();
-        super::unlock_hint_panics(&Mutex::<RonRaw<4>, u64>::new(0), false);
+        super::unlock_hint_panics(&Mutex::<RonRaw, u64>::new(0), false);
         ron_raw_unlock_hint_panics_with_waiter(&Mutex::new(0));
     }
 }

@@ -33,8 +33,8 @@ use std::time::Instant;
 
 use lock_api::RawMutex;
 use ron_core::{
-    CBoMcs, Cna, Fsl, Mcs, NxtRon, Ron, RonPlock, RonRaw, RonTicket, ShRon, SlotToken, Tas, Ticket,
-    Ttas,
+    CBoMcs, Cna, Fsl, Mcs, NxtRon, Ron, RonInline, RonPlock, RonRaw, RonTicket, ShRon, SlotToken,
+    Tas, Ticket, Ttas,
 };
 use shuttle::scheduler::{PctScheduler, RandomScheduler};
 use shuttle::sync::Arc;
@@ -106,7 +106,14 @@ macro_rules! slotted {
         }
     )*};
 }
-slotted!(RonRaw<4>, NxtRon<4>, RonPlock<4>, RonTicket<4>, Ron<4>);
+slotted!(
+    RonRaw,
+    RonInline<4>,
+    NxtRon<4>,
+    RonPlock<4>,
+    RonTicket<4>,
+    Ron<4>
+);
 
 impl TestLock for ShRon {
     const SLOTTED: bool = true;
@@ -337,7 +344,8 @@ macro_rules! suite {
 }
 
 suite! {
-    ron_raw: RonRaw<4>;
+    ron_raw: RonRaw;
+    ron_inline: RonInline<4>;
     nxt_ron: NxtRon<4>;
     ron_plock: RonPlock<4>;
     ron_ticket: RonTicket<4>;

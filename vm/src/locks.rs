@@ -7,6 +7,8 @@ use crate::workload::{Point, RunStats, run};
 
 /// Every lock, in display order.
 pub const NAMES: &[&str] = &[
+    "ron-raw",
+    "ron-inline",
     "ron",
     "nxt-ron",
     "ron-plock",
@@ -26,7 +28,7 @@ pub const SLOTS: &[usize] = &[16, 32, 64, 128, 256, 512];
 
 /// Whether `name` takes a slot count.
 pub fn has_slots(name: &str) -> bool {
-    matches!(name, "ron" | "nxt-ron" | "ron-plock" | "ron-ticket")
+    matches!(name, "ron-inline" | "ron" | "nxt-ron" | "ron-plock" | "ron-ticket")
 }
 
 /// The waiting policy of the locks that take one (all but `ron`).
@@ -42,7 +44,8 @@ macro_rules! with_slots {
     ($slots:expr, $name:expr, $vm:expr, $p:expr, $r:ty, [$($s:literal),*]) => {
         match $slots {
             $($s => match $name {
-                "ron" => Ok(run::<rc::RonRaw<$s>>($vm, $p)),
+                "ron-inline" => Ok(run::<rc::RonInline<$s>>($vm, $p)),
+                "ron" => Ok(run::<rc::Ron<$s, $r>>($vm, $p)),
                 "nxt-ron" => Ok(run::<rc::NxtRon<$s, $r>>($vm, $p)),
                 "ron-plock" => Ok(run::<rc::RonPlock<$s, $r>>($vm, $p)),
                 "ron-ticket" => Ok(run::<rc::RonTicket<$s, $r>>($vm, $p)),
@@ -63,6 +66,7 @@ fn run_relax<R: rc::relax::Relax + 'static>(
         return with_slots!(slots, name, vm, p, R, [16, 32, 64, 128, 256, 512]);
     }
     Ok(match name {
+        "ron-raw" => run::<rc::RonRaw>(vm, p),
         "sh-ron" => run::<rc::ShRon<R>>(vm, p),
         "mcs" => run::<rc::Mcs<R>>(vm, p),
         "cna" => run::<rc::Cna<16, true, R>>(vm, p),

@@ -33,7 +33,7 @@ fn csv(lock: &str, seed: u64, placement: Placement) -> String {
 
 #[test]
 fn same_seed_same_bytes() {
-    for lock in ["ron", "nxt-ron", "mcs", "ttas", "ticket", "sh-ron"] {
+    for lock in ["ron-raw", "nxt-ron", "mcs", "ttas", "ticket", "sh-ron"] {
         for placement in [Placement::Route, Placement::Random] {
             let a = csv(lock, 3, placement);
             assert_eq!(a, csv(lock, 3, placement), "{lock} {placement:?}");
