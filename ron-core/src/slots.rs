@@ -223,14 +223,16 @@ impl<const S: usize> SlotTable<S> {
     /// Zeroes every slot word and bitmap word that is not zero already (a
     /// pooled block being claimed: no other thread may touch the table).
     pub(crate) fn clean(&self) {
+        // Relaxed, all: the claimer owns the table; the Release that
+        // publishes it to the next users follows.
         for s in 0..S {
-            // Relaxed, all four: the claimer owns the table; the Release
-            // that publishes it to the next users follows.
             if self.word(s).load(Ordering::Relaxed) != 0 {
                 self.word(s).store(0, Ordering::Relaxed);
             }
-            if self.bitmap_word(s).load(Ordering::Relaxed) != 0 {
-                self.bitmap_word(s).store(0, Ordering::Relaxed);
+        }
+        for k in 0..Self::WORDS {
+            if self.bitmap_word(k).load(Ordering::Relaxed) != 0 {
+                self.bitmap_word(k).store(0, Ordering::Relaxed);
             }
         }
     }

@@ -26,6 +26,10 @@ impl<const S: usize> Rooms<S> for SlotTable<S> {
     fn enter(&self) -> Option<&SlotTable<S>> {
         Some(self)
     }
+
+    fn is_current(&self, _: &&SlotTable<S>) -> bool {
+        true
+    }
 }
 
 impl<const S: usize> RonInline<S> {

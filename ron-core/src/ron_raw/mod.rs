@@ -80,8 +80,8 @@
 //! (pad it yourself if neighbours would share its line). The 16
 //! route-ordered slots live in a process-wide [`pool`] of blocks; a lock
 //! claims one only when a waiter wants to register and returns it as soon
-//! as no registered waiter is left (waiters hold the block for one round
-//! at a time), so memory follows the number of
+//! as no waiter holds it (a waiter keeps it from its first registration
+//! until it gets the lock), so memory follows the number of
 //! locks contended *at that moment*, not the number of locks: a lock per
 //! object costs 16 bytes each. This is the shape of parking_lot's global
 //! table of wait queues and of [`ShRon`](crate::ShRon)'s process-wide
@@ -163,6 +163,10 @@ impl<'a> Rooms<BLOCK_SLOTS> for Pooled<'a> {
 
     fn enter(&self) -> Option<BlockRef<'a>> {
         pool::enter(self.home, self.pool, self.home as *const _ as usize)
+    }
+
+    fn is_current(&self, room: &BlockRef<'a>) -> bool {
+        room.is_current()
     }
 }
 

@@ -7,8 +7,9 @@
 //! its count `0 -> 2`: one reference for the lock, one for itself), cleans
 //! it and *publishes* it in the lock (a CAS of the lock's pointer
 //! `null -> block`). Later waiters *use* it: count `+1`, then check that
-//! the lock still points at it (else `-1` and look again). Every user drops
-//! its reference when it leaves its round; the user whose drop leaves only
+//! the lock still points at it (else `-1` and look again). A waiter keeps
+//! its reference across its rounds until it gets the lock (or finds the
+//! block detached), a releaser for its scan; the user whose drop leaves only
 //! the lock's reference *returns* the block: it detaches it from the lock
 //! (CAS `block -> null`) and drops the lock's reference, and a count of 0
 //! means free. So the blocks in use follow the locks that have registered
@@ -207,6 +208,15 @@ impl core::ops::Deref for BlockRef<'_> {
     type Target = SlotTable<BLOCK_SLOTS>;
     fn deref(&self) -> &SlotTable<BLOCK_SLOTS> {
         &self.block.slots
+    }
+}
+
+impl BlockRef<'_> {
+    /// Whether the lock still points at this block.
+    pub(crate) fn is_current(&self) -> bool {
+        // Relaxed: a hint; a block detached just after this check is still
+        // ours until we drop it, and only route order is at stake.
+        core::ptr::eq(self.home.load(Ordering::Relaxed), self.block)
     }
 }
 

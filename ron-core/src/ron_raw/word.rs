@@ -53,13 +53,16 @@ pub(crate) fn handed_slot(word: u32) -> usize {
 /// Where a lock's waiters register: the inline slots of `RonInline`, or
 /// the pooled block of `RonRaw`, held for one round.
 pub(crate) trait Rooms<const S: usize> {
-    /// A room held for one round (the block's reference is dropped with it).
+    /// A room held while waiting (a block's reference is dropped with it).
     type Room<'a>: core::ops::Deref<Target = SlotTable<S>>
     where
         Self: 'a;
-    /// The room to register in for one round; `None` when there is none to
-    /// be had (the pool is exhausted): the caller then waits unregistered.
+    /// The room to register in; `None` when there is none to be had (the
+    /// pool is exhausted): the caller then waits unregistered.
     fn enter(&self) -> Option<Self::Room<'_>>;
+    /// Whether `room` is still the lock's (a pooled block may have been
+    /// returned meanwhile: its holder then enters anew).
+    fn is_current(&self, room: &Self::Room<'_>) -> bool;
 }
 
 /// The lock word and the handover count, 8 bytes.
@@ -180,6 +183,7 @@ impl Word {
         let mut watch = Watch::new();
         let mut first_round = true;
         let mut spins = PHASE_B_LOOKS;
+        let mut room: Option<R::Room<'_>> = None;
         loop {
             // Phase A (first round only): unregistered TTAS with backoff.
             if first_round {
@@ -206,7 +210,16 @@ impl Word {
             } else {
                 crate::coverage::hit!("ron_raw.round_restart");
             }
-            match rooms.enter() {
+            // Keep the room across rounds while it is still the lock's (a
+            // pooled block then stays attached while this thread waits,
+            // instead of being returned and claimed again every round).
+            if room.as_ref().is_some_and(|r| !rooms.is_current(r)) {
+                room = None;
+            }
+            if room.is_none() {
+                room = rooms.enter();
+            }
+            match &room {
                 Some(room) => {
                     // Phase B: registered; spin on the doorbell, look at the
                     // lock word when it rings or every 8 spins.
@@ -215,20 +228,18 @@ impl Word {
                         // Relaxed: the doorbell only says "look now"; the
                         // look's CAS has the Acquire.
                         let bell = room.word(s).load(Ordering::Relaxed) & GRANT != 0;
-                        if (bell || i % 8 == 0) && self.look(s, true, Some(&room), &mut watch) {
+                        if (bell || i % 8 == 0) && self.look(s, true, Some(room), &mut watch) {
                             room.unregister::<true>(s);
                             return SlotToken::at(s);
                         }
                         spin_loop();
                     }
-                    // Leave the slot (and the room), so no handover targets
-                    // us while we are off the CPU; a handover to our slot
-                    // that raced with leaving is taken here (any waiter of
-                    // the slot may take it).
+                    // Leave the slot, so no handover targets us while we
+                    // are off the CPU; a handover to our slot that raced
+                    // with leaving is taken here (any waiter of the slot
+                    // may take it).
                     room.unregister::<true>(s);
-                    let won = self.look(s, true, Some(&room), &mut watch);
-                    drop(room);
-                    if won {
+                    if self.look(s, true, Some(room), &mut watch) {
                         return SlotToken::at(s);
                     }
                 }
