@@ -1,5 +1,5 @@
 //! [`Mcs`]: the MCS queue lock, local spinning, in the waiters-only
-//! (qspinlock) shape of DESIGN 3.4 (a).
+//! (qspinlock) shape (docs/design.md, "Why lock_api 0.5 and a stateful guard").
 //!
 //! Waiters form a FIFO queue of nodes on their own stacks; each spins on a
 //! flag in its own node until it is the queue *head*, and only the head

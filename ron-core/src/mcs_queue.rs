@@ -1,4 +1,4 @@
-//! The waiters-only MCS queue (DESIGN 3.4 shape (a), the qspinlock shape)
+//! The waiters-only MCS queue (the qspinlock shape, docs/design.md)
 //! shared by [`Mcs`](crate::Mcs), [`Cna`](crate::Cna) and the local locks of
 //! [`CBoMcs`](crate::CBoMcs).
 //!

@@ -20,7 +20,7 @@
 //!
 //! Taking a ticket and being counted are one `fetch_add`, so an unlock never
 //! waits for a waiter that counted itself but has not yet taken its ticket
-//! (the published RON-ticket's unlock did, DESIGN 3.3.1). Only the head of
+//! (the published RON-ticket's unlock did, docs/design.md, "Pitfalls"). Only the head of
 //! a slot may take its grant or CAS `in_use`, and `serving` only moves when
 //! that head becomes owner, so a granted slot always has a head that can only
 //! leave by taking the grant.

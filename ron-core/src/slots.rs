@@ -137,7 +137,7 @@ impl<const S: usize> SlotTable<S> {
 
     /// The caller, registered in slot `s`, became the owner by other means
     /// than the slot's grant: drop its count (before anything can observe
-    /// the new owner's unlock: pitfall 2 of DESIGN 3.3.1).
+    /// the new owner's unlock: docs/design.md, "Pitfalls in the published RON code").
     #[inline]
     pub(crate) fn unregister<const BITMAP: bool>(&self, s: usize) {
         // SeqCst: bitmap invariant (module docs).

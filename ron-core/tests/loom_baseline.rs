@@ -9,7 +9,7 @@
 //! Two threads with one critical section each are explored exhaustively,
 //! two rounds each with [`PREEMPTIONS_2R`] preemptions; three- and
 //! four-thread models are bounded to [`PREEMPTIONS_3`] / [`PREEMPTIONS_4`]
-//! preemptions (loom cannot finish them unbounded, DESIGN 3.6).
+//! preemptions (loom cannot finish them unbounded, docs/design.md, "Verification").
 //!
 //! What each covers:
 //! * Tas, Ttas, Ticket: lock/unlock and try_lock racing an unlock.

@@ -28,7 +28,10 @@ pub const SLOTS: &[usize] = &[16, 32, 64, 128, 256, 512];
 
 /// Whether `name` takes a slot count.
 pub fn has_slots(name: &str) -> bool {
-    matches!(name, "ron-inline" | "ron" | "nxt-ron" | "ron-plock" | "ron-ticket")
+    matches!(
+        name,
+        "ron-inline" | "ron" | "nxt-ron" | "ron-plock" | "ron-ticket"
+    )
 }
 
 /// The waiting policy of the locks that take one (all but `ron`).
