@@ -1,18 +1,19 @@
 //! Sleeping on a 32-bit word until another thread changes it and wakes
 //! the sleepers (`std` only): the futex on Linux, a poll of the word
-//! (spin, then yield) elsewhere and under loom, where a lost wake-up then
+//! (spin, then yield) elsewhere and under loom, shuttle and the VM, where a
+//! lost wake-up then
 //! shows up as a waiter that polls forever.
 //!
 //! `wait` may always return early (a signal, a spurious wake-up, the
 //! deadline): callers re-check their condition in a loop.
 
 use crate::sync::AtomicU32;
-#[cfg(not(all(target_os = "linux", not(loom))))]
+#[cfg(not(all(target_os = "linux", not(loom), not(shuttle), not(ron_vm))))]
 use crate::sync::Ordering;
 use crate::timed::Deadline;
 
 /// Sleeps while `*word == seen`, until `deadline` (may return early).
-#[cfg(all(target_os = "linux", not(loom)))]
+#[cfg(all(target_os = "linux", not(loom), not(shuttle), not(ron_vm)))]
 pub(crate) fn wait(word: &AtomicU32, seen: u32, deadline: Deadline) {
     let ts;
     let ts_ptr = match deadline.remaining() {
@@ -43,7 +44,7 @@ pub(crate) fn wait(word: &AtomicU32, seen: u32, deadline: Deadline) {
 }
 
 /// Wakes up to `n` threads sleeping on `word`.
-#[cfg(all(target_os = "linux", not(loom)))]
+#[cfg(all(target_os = "linux", not(loom), not(shuttle), not(ron_vm)))]
 pub(crate) fn wake(word: &AtomicU32, n: u32) {
     let n = i32::try_from(n).unwrap_or(i32::MAX);
     // SAFETY: FUTEX_WAKE only uses the address as a key.
@@ -58,7 +59,7 @@ pub(crate) fn wake(word: &AtomicU32, n: u32) {
 }
 
 /// Polls `*word` until it changes or `deadline` passes.
-#[cfg(not(all(target_os = "linux", not(loom))))]
+#[cfg(not(all(target_os = "linux", not(loom), not(shuttle), not(ron_vm))))]
 pub(crate) fn wait(word: &AtomicU32, seen: u32, deadline: Deadline) {
     let mut relax = crate::relax::SpinThenYield::default();
     // Acquire: nothing rides on it (callers re-check their condition with
@@ -69,5 +70,5 @@ pub(crate) fn wait(word: &AtomicU32, seen: u32, deadline: Deadline) {
 }
 
 /// Pollers need no wake-up.
-#[cfg(not(all(target_os = "linux", not(loom))))]
+#[cfg(not(all(target_os = "linux", not(loom), not(shuttle), not(ron_vm))))]
 pub(crate) fn wake(_word: &AtomicU32, _n: u32) {}

@@ -27,7 +27,7 @@ pub(crate) use loom::sync::atomic::{
 #[cfg(all(shuttle, not(loom)))]
 #[allow(unused_imports)]
 pub(crate) use shuttle::sync::atomic::{
-    AtomicBool, AtomicU8, AtomicU32, AtomicU64, AtomicUsize, fence,
+    AtomicBool, AtomicPtr, AtomicU8, AtomicU32, AtomicU64, AtomicUsize, fence,
 };
 
 #[cfg(not(any(loom, shuttle, ron_vm)))]
@@ -37,7 +37,9 @@ pub(crate) use core::sync::atomic::{
 };
 #[cfg(all(ron_vm, not(loom), not(shuttle)))]
 #[allow(unused_imports)]
-pub(crate) use ron_vm::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, AtomicUsize, fence};
+pub(crate) use ron_vm::atomic::{
+    AtomicBool, AtomicPtr, AtomicU8, AtomicU32, AtomicU64, AtomicUsize, fence,
+};
 
 pub(crate) use core::sync::atomic::Ordering;
 

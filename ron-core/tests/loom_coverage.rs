@@ -575,7 +575,7 @@ fn ron_raw_acquire_by_hint() {
         &["ron_raw."],
         &[],
         || {
-            let s = Shared::new(ron_core::RonRaw::<2>::new());
+            let s = Shared::new(ron_core::RonInline::<2>::new());
             let s2 = s.clone();
             let h = thread::spawn(move || {
                 let t = s2.lock.acquire();

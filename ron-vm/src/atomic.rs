@@ -120,6 +120,76 @@ instrumented!(
     AtomicUsize, usize, [fetch_add, fetch_sub, fetch_and, fetch_or, fetch_xor]
 );
 
+/// An instrumented `AtomicPtr<T>`.
+#[repr(transparent)]
+pub struct AtomicPtr<T>(ca::AtomicPtr<T>);
+
+impl<T> AtomicPtr<T> {
+    /// A new atomic holding `p`.
+    pub const fn new(p: *mut T) -> Self {
+        AtomicPtr(ca::AtomicPtr::new(p))
+    }
+    #[inline]
+    fn addr(&self) -> usize {
+        self as *const Self as usize
+    }
+    /// An instrumented load.
+    #[inline]
+    pub fn load(&self, order: Ordering) -> *mut T {
+        on_load(self.addr());
+        self.0.load(order)
+    }
+    /// An instrumented store.
+    #[inline]
+    pub fn store(&self, p: *mut T, order: Ordering) {
+        on_store(self.addr());
+        self.0.store(p, order)
+    }
+    /// An instrumented swap (an RMW).
+    #[inline]
+    pub fn swap(&self, p: *mut T, order: Ordering) -> *mut T {
+        on_rmw(self.addr());
+        self.0.swap(p, order)
+    }
+    /// An instrumented CAS (an RMW, also when it fails).
+    #[inline]
+    pub fn compare_exchange(
+        &self,
+        current: *mut T,
+        new: *mut T,
+        success: Ordering,
+        failure: Ordering,
+    ) -> Result<*mut T, *mut T> {
+        on_rmw(self.addr());
+        self.0.compare_exchange(current, new, success, failure)
+    }
+    /// An instrumented CAS that never fails spuriously (an RMW).
+    #[inline]
+    pub fn compare_exchange_weak(
+        &self,
+        current: *mut T,
+        new: *mut T,
+        success: Ordering,
+        failure: Ordering,
+    ) -> Result<*mut T, *mut T> {
+        on_rmw(self.addr());
+        self.0.compare_exchange(current, new, success, failure)
+    }
+}
+
+impl<T> Default for AtomicPtr<T> {
+    fn default() -> Self {
+        Self::new(core::ptr::null_mut())
+    }
+}
+
+impl<T> core::fmt::Debug for AtomicPtr<T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        // Relaxed: a debugging snapshot, not charged.
+        core::fmt::Debug::fmt(&self.0.load(Ordering::Relaxed), f)
+    }
+}
+
 /// A fence: free in the VM (it is sequentially consistent already); the
 /// real fence still runs so that code outside a VM keeps its meaning.
 #[inline]
