@@ -51,6 +51,32 @@
 //! | [`Ticket`] | FIFO ticket lock | 8 | mutual exclusion, progress, FIFO (bound `q`) |
 //! | [`Ttas`] | test-and-test-and-set (glibc `pthread_spin_lock` shape) | 1 | mutual exclusion, progress; no waiting bound |
 //! | [`Tas`] | test-and-set | 1 | mutual exclusion, progress; no waiting bound |
+//! | [`RonPark`] (`std`) | RON slots whose waiters spin, then sleep on a futex; a release wakes the next sleeper along the route | `128 * (S + 2)`, 2304 for `S = 16` | mutual exclusion, progress; no waiting bound |
+//!
+//! ## Which lock to pick
+//! * [`RonRaw`] ([`RonMutex`]) for almost everything: 16 bytes, so a lock per
+//!   object is fine; one CAS to lock and a load and a store to unlock when
+//!   uncontended; route-ordered handover among spinning waiters when
+//!   contended; holds up when threads outnumber CPUs.
+//! * [`RonPark`] when waiters should sleep instead of spinning (services with
+//!   many more threads than cores, CPU quotas).
+//! * [`NxtRon`] when you need a stated waiting bound with route order, and
+//!   threads do not outnumber CPUs.
+//! * [`RonInline`] for a few hot, always-contended locks (no pool
+//!   indirection on the handover path, 2176 bytes each).
+//! * The others are there to compare with.
+//!
+//! Every lock works with [`Condvar`] (`lock_api::Condvar` over
+//! [`RonCondvar`]), and `Tas`, `Ttas`, `Ron` and `RonPark` also with
+//! `lock_api`'s timed locking (`try_lock_for`).
+//!
+//! ## Loading the route
+//! The locks hand over along the process-wide [`route`]. Until one is
+//! installed they use the identity order (correct, just not
+//! topology-aware). Call `ron_topo::install()` once at start: it loads this
+//! machine's calibration file (written by `ron calibrate`) or, without one,
+//! a route derived from the topology, and installs it with
+//! [`route::install`]. Locks may already exist and be in use.
 //!
 //! ## The CPU hint is only a hint
 //! Locks learn where a thread runs from [`hint`] and map it to a slot
