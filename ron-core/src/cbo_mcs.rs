@@ -1,5 +1,6 @@
 //! [`CBoMcs`]: the C-BO-MCS cohort lock (Dice, Marathe & Shavit): one MCS
-//! lock per group plus a global test-and-set lock with backoff.
+//! lock per group plus a global test-and-test-and-set lock ([`Ttas`]) whose
+//! waiters back off with the relax policy.
 //!
 //! A thread first takes its group's local MCS lock (waiters-only queue, see
 //! [`Mcs`](crate::Mcs)), then the global lock, unless the previous local
@@ -13,7 +14,7 @@
 //! local lock after a migration.
 //!
 //! ## States (per group `g`, plus `global`)
-//! | `global` | local `g` | `passed[g]` | meaning |
+//! | `global` (held) | local `g` | `passed[g]` | meaning |
 //! |---|---|---|---|
 //! | false | free | false | nobody holds the cohort lock through `g` |
 //! | true | held | false | `g`'s local owner holds the global lock too, or is about to take it |
@@ -30,8 +31,8 @@
 //! * Progress.
 //! * Bounded waiting for the global lock only in the sense of the threshold:
 //!   a group keeps it for at most `COHORT_HANDOVERS + 1` acquisitions in a
-//!   row; the global lock itself is a backoff TAS (no order), so a group
-//!   head can in principle lose every race. Inside a group: FIFO.
+//!   row; the global lock itself is a TTAS with backoff (no order), so a
+//!   group head can in principle lose every race. Inside a group: FIFO.
 //! * Panics: a `Relax` panic while queued in the group's MCS lock aborts
 //!   the process (as [`Mcs`](crate::Mcs)); while waiting for the global lock
 //!   the waiter gives its group lock back and unwinds. Unlock runs no user
@@ -61,6 +62,7 @@ use crate::mcs_queue::McsQueue;
 use crate::relax::{DefaultRelax, Relax};
 use crate::slots::SlotToken;
 use crate::sync::{AtomicBool, AtomicU32, Ordering};
+use crate::ttas::Ttas;
 use crate::unwind::OnUnwind;
 
 /// Consecutive local handovers before the global lock must be released
@@ -82,11 +84,24 @@ impl Local {
     }
 }
 
-/// Cohort lock: per-group MCS locks plus a global backoff TAS; see the
-/// [module docs](self). `N` is the number of local locks (groups map onto
-/// them modulo `N`).
+/// Cohort lock: per-group MCS locks plus a global [`Ttas`]. `N` is the
+/// number of local locks (groups map onto them modulo `N`).
+///
+/// * **States:** the global lock's flag, and per local lock its MCS word
+///   and `passed`. Table: [module docs](self).
+/// * **Guarantees:** mutual exclusion, progress, FIFO inside a group; a
+///   group keeps the global lock for at most `COHORT_HANDOVERS + 1`
+///   acquisitions in a row; no order between groups.
+/// * **Panics:** a `Relax` panic while queued in the group's MCS lock
+///   aborts the process; while waiting for the global lock the waiter gives
+///   its group lock back and unwinds. Unlock runs no user code.
+/// * **Cost:** `128 * (N + 1)` bytes; two CASes, one store and one
+///   `fetch_and` uncontended.
+///
+/// The guard ([`SlotToken`]) carries the index of the local lock the
+/// acquirer went through, so the unlock needs no CPU hint.
 pub struct CBoMcs<const N: usize = 8, R: Relax = DefaultRelax> {
-    global: CachePadded<AtomicBool>,
+    global: CachePadded<Ttas<R>>,
     locals: [CachePadded<Local>; N],
     _relax: PhantomData<fn() -> R>,
 }
@@ -97,7 +112,7 @@ impl<const N: usize, R: Relax> CBoMcs<N, R> {
         pub fn new() -> Self {
             const { assert!(N >= 1, "a cohort lock needs at least one group") };
             CBoMcs {
-                global: CachePadded::new(AtomicBool::new(false)),
+                global: CachePadded::new(Ttas::new()),
                 locals: crate::sync::array_init!(N, CachePadded::new(Local::new())),
                 _relax: PhantomData,
             }
@@ -122,7 +137,7 @@ impl<const N: usize, R: Relax> CBoMcs<N, R> {
         // the local lock's Release/Acquire.
         if l.passed.load(Ordering::Relaxed) {
             l.passed.store(false, Ordering::Relaxed); // as above
-        } else if !self.try_global() {
+        } else if self.global.try_acquire().is_none() {
             // We hold the group's lock and wait for the global one, running
             // the relax policy: if it panics, give the group's lock back
             // (its next waiter then takes the global lock itself, as after
@@ -133,30 +148,10 @@ impl<const N: usize, R: Relax> CBoMcs<N, R> {
                 // the global one, which we were still waiting for.
                 unsafe { l.q.release() }
             });
-            self.acquire_global_slow();
+            self.global.acquire_slow();
             holding_local.disarm();
         }
         SlotToken::at(g)
-    }
-
-    #[inline]
-    fn try_global(&self) -> bool {
-        // Acquire: pairs with the Release store in `release_global`.
-        self.global
-            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
-            .is_ok()
-    }
-
-    #[cold]
-    fn acquire_global_slow(&self) {
-        let mut relax = R::default();
-        loop {
-            relax.relax();
-            // Relaxed peek before the CAS (which has the Acquire).
-            if !self.global.load(Ordering::Relaxed) && self.try_global() {
-                return;
-            }
-        }
     }
 
     /// Takes the lock if both its local lock (of the caller's group) and
@@ -173,7 +168,7 @@ impl<const N: usize, R: Relax> CBoMcs<N, R> {
             l.passed.store(false, Ordering::Relaxed);
             return Some(SlotToken::at(g));
         }
-        if self.try_global() {
+        if self.global.try_acquire().is_some() {
             return Some(SlotToken::at(g));
         }
         // SAFETY: we hold the local lock (fast CAS above).
@@ -208,8 +203,9 @@ impl<const N: usize, R: Relax> CBoMcs<N, R> {
     #[inline]
     unsafe fn release_both(&self, l: &Local) {
         l.handovers.store(0, Ordering::Relaxed); // owner-only field
-        // Release: publishes the critical section to the next global owner.
-        self.global.store(false, Ordering::Release);
+        // SAFETY: we hold the global lock (the caller's contract); its
+        // Release store publishes the critical section to the next owner.
+        unsafe { self.global.release(()) };
         // SAFETY: we hold the local lock.
         unsafe { l.q.release() };
     }
@@ -227,10 +223,66 @@ impl<const N: usize, R: Relax> CBoMcs<N, R> {
     /// Whether the lock is held (a momentary snapshot).
     #[inline]
     pub fn is_held(&self) -> bool {
-        self.global.load(Ordering::Relaxed) // a snapshot by contract
+        self.global.is_held()
     }
 }
 
-crate::raw_impl::impl_raw_mutex! {
-    impl [const N: usize, R: Relax] for CBoMcs<N, R>, guard = SlotToken, debug "CBoMcs" { groups: N }, fair
+crate::raw_impl::impl_default_debug! {
+    impl [const N: usize, R: Relax] for CBoMcs<N, R>, debug "CBoMcs" { groups: N }
+}
+
+#[cfg(not(loom))]
+// SAFETY: by the state table in the module docs, the cohort lock is held by
+// the one thread that owns the global `Ttas` (its CAS, Acquire; the
+// holder's Release store frees it), directly or by inheritance through
+// `passed[g]`, and only while it holds local MCS lock `g`. `passed[g]` is
+// set by `g`'s owner only while it keeps the global lock, before its
+// Release unlock of `g`, and read and cleared by the next owner of `g`
+// after its Acquire; so an inherited global lock moves with
+// happens-before inside one local lock, which one thread holds at a time.
+// `try_lock` gives the local lock back if the global one is taken. A
+// `Relax` panic while queued in `g` aborts the process (an MCS node cannot
+// leave the queue); while waiting for the global lock the waiter releases
+// `g` and unwinds owning nothing (a `Ttas` waiter publishes nothing). The
+// guard carries `g`, so `unlock` uses no CPU hint and runs no user code. A
+// forgotten guard leaves the lock held; the MCS nodes live only inside
+// `lock` (`mcs_queue.rs`), so nothing dangles.
+unsafe impl<const N: usize, R: Relax> lock_api::RawMutex for CBoMcs<N, R> {
+    #[allow(clippy::declare_interior_mutable_const)]
+    const INIT: Self = Self::new();
+    type Guard = SlotToken;
+
+    #[inline]
+    fn lock(&self) -> SlotToken {
+        self.acquire()
+    }
+
+    #[inline]
+    fn try_lock(&self) -> Option<SlotToken> {
+        self.try_acquire()
+    }
+
+    #[inline]
+    unsafe fn unlock(&self, guard: SlotToken) {
+        // SAFETY: the caller holds the lock with `guard`, as
+        // `RawMutex::unlock` requires.
+        unsafe { self.release(guard) }
+    }
+
+    #[inline]
+    fn is_locked(&self) -> bool {
+        self.is_held()
+    }
+}
+
+#[cfg(not(loom))]
+// SAFETY: `release_fair` releases the global lock, then the local one (no
+// cohort handover), the `release` path the argument above covers when the
+// threshold is hit.
+unsafe impl<const N: usize, R: Relax> lock_api::RawMutexFair for CBoMcs<N, R> {
+    #[inline]
+    unsafe fn unlock_fair(&self, guard: SlotToken) {
+        // SAFETY: the caller holds the lock with `guard`.
+        unsafe { self.release_fair(guard) }
+    }
 }

@@ -151,8 +151,65 @@ impl<const FLUSH_LOG2: u32, const SHUFFLE_REDUCTION: bool, R: Relax>
     }
 }
 
-crate::raw_impl::impl_raw_mutex! {
+crate::raw_impl::impl_default_debug! {
     impl [const FLUSH_LOG2: u32, const SHUFFLE_REDUCTION: bool, R: Relax]
-        for Cna<FLUSH_LOG2, SHUFFLE_REDUCTION, R>, guard = (),
-        debug "Cna" { flush_log2: FLUSH_LOG2, shuffle_reduction: SHUFFLE_REDUCTION }, fair
+        for Cna<FLUSH_LOG2, SHUFFLE_REDUCTION, R>,
+        debug "Cna" { flush_log2: FLUSH_LOG2, shuffle_reduction: SHUFFLE_REDUCTION }
+}
+
+#[cfg(not(loom))]
+// SAFETY: by the state table in the module docs, the lock is held exactly
+// while the `LOCKED` bit of the word is set, and it is set only by the CAS
+// 0 -> `LOCKED` of the fast path and `try_lock` (empty queue) or by the one
+// queue head while the bit is clear (Acquire in both, pairing with the
+// holder's Release `fetch_and` that cleared it). Moving waiters to or from
+// the secondary queue is done by the head, off the lock word, and never
+// touches `LOCKED`; the head role passes by a Release store to the next
+// head's node, read with Acquire, together with the secondary queue. The
+// nodes live on the waiters' stacks only inside `lock` (`mcs_queue.rs`), so
+// the guard is `()` and a forgotten guard leaves only the lock held. A
+// `Relax` panic while queued aborts the process, so `lock` never unwinds
+// with a node linked. The CPU hint only picks the waiter's group; `unlock`
+// runs no user code and ignores it.
+unsafe impl<const FLUSH_LOG2: u32, const SHUFFLE_REDUCTION: bool, R: Relax> lock_api::RawMutex
+    for Cna<FLUSH_LOG2, SHUFFLE_REDUCTION, R>
+{
+    #[allow(clippy::declare_interior_mutable_const)]
+    const INIT: Self = Self::new();
+    type Guard = ();
+
+    #[inline]
+    fn lock(&self) {
+        self.acquire()
+    }
+
+    #[inline]
+    fn try_lock(&self) -> Option<()> {
+        self.try_acquire()
+    }
+
+    #[inline]
+    unsafe fn unlock(&self, guard: ()) {
+        // SAFETY: the caller holds the lock with `guard`, as
+        // `RawMutex::unlock` requires.
+        unsafe { self.release(guard) }
+    }
+
+    #[inline]
+    fn is_locked(&self) -> bool {
+        self.is_held()
+    }
+}
+
+#[cfg(not(loom))]
+// SAFETY: `unlock_fair` is `unlock`: the order is decided by the waiting
+// head within the flush threshold; the `RawMutex` argument above covers it.
+unsafe impl<const FLUSH_LOG2: u32, const SHUFFLE_REDUCTION: bool, R: Relax> lock_api::RawMutexFair
+    for Cna<FLUSH_LOG2, SHUFFLE_REDUCTION, R>
+{
+    #[inline]
+    unsafe fn unlock_fair(&self, guard: ()) {
+        // SAFETY: the caller holds the lock with `guard`.
+        unsafe { self.release_fair(guard) }
+    }
 }

@@ -54,93 +54,15 @@ use crossbeam_utils::CachePadded;
 use crate::relax::{DefaultRelax, Relax};
 use crate::slots::SlotToken;
 use crate::sync::{AtomicBool, AtomicU32, Ordering};
-use crate::unwind::AbortOnUnwind;
+use crate::ticket::TicketCore;
 
 /// Consecutive local handovers before an `Fsl` group must give the global
 /// lock back (the fairness threshold).
 pub const FSL_HANDOVERS: u32 = 64;
 
-/// A ticket lock.
-struct Tickets {
-    next: AtomicU32,
-    serving: AtomicU32,
-}
-
-impl Tickets {
-    crate::sync::const_fn_unless_loom! {
-        fn new() -> Self {
-            Tickets { next: AtomicU32::new(0), serving: AtomicU32::new(0) }
-        }
-    }
-
-    #[inline]
-    fn lock<R: Relax>(&self) {
-        // Relaxed: the ticket orders waiters; the Acquire load of `serving`
-        // takes ownership.
-        let t = self.next.fetch_add(1, Ordering::Relaxed);
-        // Acquire: pairs with the Release store in `unlock`.
-        if self.serving.load(Ordering::Acquire) != t {
-            self.wait_for::<R>(t);
-        }
-    }
-
-    /// Waits for ticket `t`. A taken ticket cannot be given back without
-    /// waiting for its turn (the next ticket waits for ours to be served),
-    /// which deadlocks if this thread holds the lock: a panic in the relax
-    /// policy aborts the process.
-    #[cold]
-    fn wait_for<R: Relax>(&self, t: u32) {
-        let ticketed = AbortOnUnwind::new("Fsl");
-        let mut relax = R::default();
-        // Acquire: pairs with the Release store in `unlock`.
-        while self.serving.load(Ordering::Acquire) != t {
-            relax.relax();
-        }
-        ticketed.disarm();
-    }
-
-    #[inline]
-    fn try_lock(&self) -> bool {
-        // Acquire: orders us after the releaser that stored `s`.
-        let s = self.serving.load(Ordering::Acquire);
-        // `serving <= next`, so success means empty queue, `s` served.
-        // Acquire on success: nothing after moves above taking the ticket.
-        if self
-            .next
-            .compare_exchange(s, s.wrapping_add(1), Ordering::Acquire, Ordering::Relaxed)
-            .is_err()
-        {
-            return false;
-        }
-        // After a 2^32 wrap during a stall, `s` may be stale: see there.
-        crate::ticket::confirm_served(&self.serving, s);
-        true
-    }
-
-    /// Whether tickets beyond the holder's are out (called by the holder).
-    #[inline]
-    fn has_waiters(&self) -> bool {
-        // Relaxed: a taken ticket stays taken; its owner waits for `serving`.
-        let n = self.next.load(Ordering::Relaxed);
-        n.wrapping_sub(self.serving.load(Ordering::Relaxed)) > 1
-    }
-
-    #[inline]
-    fn unlock(&self) {
-        let s = self.serving.load(Ordering::Relaxed); // only the holder writes it
-        // Release: publishes the critical section to the next ticket.
-        self.serving.store(s.wrapping_add(1), Ordering::Release);
-    }
-
-    #[inline]
-    fn is_held(&self) -> bool {
-        // Relaxed: a snapshot.
-        self.next.load(Ordering::Relaxed) != self.serving.load(Ordering::Relaxed)
-    }
-}
-
+/// A local lock: a ticket lock plus the cohort state its owner keeps.
 struct Local {
-    tickets: Tickets,
+    tickets: TicketCore,
     passed: AtomicBool,
     handovers: AtomicU32,
 }
@@ -148,15 +70,28 @@ struct Local {
 impl Local {
     crate::sync::const_fn_unless_loom! {
         fn new() -> Self {
-            Local { tickets: Tickets::new(), passed: AtomicBool::new(false), handovers: AtomicU32::new(0) }
+            Local { tickets: TicketCore::new(), passed: AtomicBool::new(false), handovers: AtomicU32::new(0) }
         }
     }
 }
 
 /// Flexible affinity lock with groups of `G` route neighbours over `L`
-/// local ticket locks; see the [module docs](self).
+/// local ticket locks ([`Ticket`](crate::Ticket)'s protocol at both levels).
+///
+/// * **States:** per local lock, its ticket counters and `passed`; plus the
+///   global ticket lock. Table: [module docs](self).
+/// * **Guarantees:** mutual exclusion, progress, FIFO inside a group and
+///   between groups' global tickets; a group keeps the global lock for at
+///   most `FSL_HANDOVERS + 1` acquisitions in a row.
+/// * **Panics:** a `Relax` panic while holding a ticket aborts the process;
+///   unlock runs no user code.
+/// * **Cost:** `128 * (L + 1)` bytes; two `fetch_add`s and two stores
+///   uncontended.
+///
+/// The guard ([`SlotToken`]) carries the index of the local lock the
+/// acquirer went through, so the unlock needs no CPU hint.
 pub struct Fsl<const G: usize, const L: usize = 16, R: Relax = DefaultRelax> {
-    global: CachePadded<Tickets>,
+    global: CachePadded<TicketCore>,
     locals: [CachePadded<Local>; L],
     _relax: PhantomData<fn() -> R>,
 }
@@ -174,7 +109,7 @@ impl<const G: usize, const L: usize, R: Relax> Fsl<G, L, R> {
         pub fn new() -> Self {
             const { assert!(G >= 1 && L >= 1, "Fsl needs G >= 1 and L >= 1") };
             Fsl {
-                global: CachePadded::new(Tickets::new()),
+                global: CachePadded::new(TicketCore::new()),
                 locals: crate::sync::array_init!(L, CachePadded::new(Local::new())),
                 _relax: PhantomData,
             }
@@ -195,12 +130,12 @@ impl<const G: usize, const L: usize, R: Relax> Fsl<G, L, R> {
     #[inline]
     fn acquire_local(&self, g: usize) -> SlotToken {
         let l = &self.locals[g];
-        l.tickets.lock::<R>();
+        l.tickets.lock::<R>("Fsl");
         // Relaxed: owner-only field, ordered by the local ticket lock.
         if l.passed.load(Ordering::Relaxed) {
             l.passed.store(false, Ordering::Relaxed); // as above
         } else {
-            self.global.lock::<R>();
+            self.global.lock::<R>("Fsl");
         }
         SlotToken::at(g)
     }
@@ -222,7 +157,8 @@ impl<const G: usize, const L: usize, R: Relax> Fsl<G, L, R> {
         if self.global.try_lock() {
             return Some(SlotToken::at(g));
         }
-        l.tickets.unlock();
+        // SAFETY: we hold the local ticket lock (`try_lock` above).
+        unsafe { l.tickets.unlock() };
         None
     }
 
@@ -238,17 +174,25 @@ impl<const G: usize, const L: usize, R: Relax> Fsl<G, L, R> {
         if h < FSL_HANDOVERS && l.tickets.has_waiters() {
             l.handovers.store(h + 1, Ordering::Relaxed); // owner-only field
             l.passed.store(true, Ordering::Relaxed); // published by the unlock below
-            l.tickets.unlock();
+            // SAFETY: we hold the local ticket lock (the caller's contract).
+            unsafe { l.tickets.unlock() };
             return;
         }
-        Self::release_both(&self.global, l);
+        // SAFETY: same contract.
+        unsafe { Self::release_both(&self.global, l) }
     }
 
+    /// # Safety
+    /// The caller holds the lock through `l` (its local ticket and the
+    /// global lock).
     #[inline]
-    fn release_both(global: &Tickets, l: &Local) {
+    unsafe fn release_both(global: &TicketCore, l: &Local) {
         l.handovers.store(0, Ordering::Relaxed); // owner-only field
-        global.unlock();
-        l.tickets.unlock();
+        // SAFETY: we hold both ticket locks (the caller's contract).
+        unsafe {
+            global.unlock();
+            l.tickets.unlock();
+        }
     }
 
     /// Releases the global and the local lock (no in-group handover).
@@ -256,7 +200,8 @@ impl<const G: usize, const L: usize, R: Relax> Fsl<G, L, R> {
     /// # Safety
     /// As for [`release`](Self::release).
     pub unsafe fn release_fair(&self, token: SlotToken) {
-        Self::release_both(&self.global, &self.locals[token.slot().unwrap_or(0) % L]);
+        // SAFETY: same contract.
+        unsafe { Self::release_both(&self.global, &self.locals[token.slot().unwrap_or(0) % L]) }
     }
 
     /// Whether the lock is held (a momentary snapshot).
@@ -266,6 +211,62 @@ impl<const G: usize, const L: usize, R: Relax> Fsl<G, L, R> {
     }
 }
 
-crate::raw_impl::impl_raw_mutex! {
-    impl [const G: usize, const L: usize, R: Relax] for Fsl<G, L, R>, guard = SlotToken, debug "Fsl" { group_size: G, locals: L }, fair
+crate::raw_impl::impl_default_debug! {
+    impl [const G: usize, const L: usize, R: Relax] for Fsl<G, L, R>,
+        debug "Fsl" { group_size: G, locals: L }
+}
+
+#[cfg(not(loom))]
+// SAFETY: by the state table in the module docs, the lock is held by the
+// one thread that owns the global ticket lock, directly (its served global
+// ticket) or through `passed[g]`, and only while it holds local lock `g`'s
+// served ticket. Each level is a ticket lock (`TicketCore`: one `fetch_add`
+// per ticket, ownership from an Acquire load of `serving` that pairs with
+// the previous owner's Release store), so one thread is served per level.
+// `passed[g]` is set by `g`'s owner only while it keeps the global lock,
+// just before its Release unlock of `g`, and read and cleared by the next
+// owner of `g` after its Acquire; so the inherited global lock moves with
+// happens-before inside one local lock, which one thread holds at a time.
+// `try_lock` gives the local ticket back if the global one is taken. The
+// guard carries the local lock's index, so `unlock` uses no CPU hint and
+// runs no user code; a `Relax` panic while holding a ticket aborts the
+// process, so `lock` never unwinds holding one. A forgotten guard leaves
+// the lock held, nothing dangling.
+unsafe impl<const G: usize, const L: usize, R: Relax> lock_api::RawMutex for Fsl<G, L, R> {
+    #[allow(clippy::declare_interior_mutable_const)]
+    const INIT: Self = Self::new();
+    type Guard = SlotToken;
+
+    #[inline]
+    fn lock(&self) -> SlotToken {
+        self.acquire()
+    }
+
+    #[inline]
+    fn try_lock(&self) -> Option<SlotToken> {
+        self.try_acquire()
+    }
+
+    #[inline]
+    unsafe fn unlock(&self, guard: SlotToken) {
+        // SAFETY: the caller holds the lock with `guard`, as
+        // `RawMutex::unlock` requires.
+        unsafe { self.release(guard) }
+    }
+
+    #[inline]
+    fn is_locked(&self) -> bool {
+        self.is_held()
+    }
+}
+
+#[cfg(not(loom))]
+// SAFETY: `release_fair` releases both ticket locks (no in-group handover),
+// the `release` path the argument above covers when the threshold is hit.
+unsafe impl<const G: usize, const L: usize, R: Relax> lock_api::RawMutexFair for Fsl<G, L, R> {
+    #[inline]
+    unsafe fn unlock_fair(&self, guard: SlotToken) {
+        // SAFETY: the caller holds the lock with `guard`.
+        unsafe { self.release_fair(guard) }
+    }
 }

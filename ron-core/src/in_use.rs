@@ -3,54 +3,35 @@
 //!
 //! In those locks the lock is owned by whoever set `in_use` (by CAS from
 //! false) or received a grant while `in_use` stayed true; `in_use` goes
-//! back to false only when a release finds nobody to hand over to.
+//! back to false only when a release finds nobody to hand over to. The flag
+//! is the same test-and-set flag as [`Ttas`](crate::Ttas)'s (`flag.rs`):
+//! the fast path is its CAS, a waiter's look its load-then-CAS.
+
+use core::ops::Deref;
 
 use crossbeam_utils::CachePadded;
 
-use crate::sync::{AtomicBool, Ordering};
+use crate::flag::TasFlag;
 
-/// One boolean on its own cache-line pair: true while the lock is held or
-/// handed over.
-pub(crate) struct InUse(CachePadded<AtomicBool>);
+/// The test-and-set flag ([`TasFlag`], the word of `Ttas`) on its own
+/// cache-line pair: true while the lock is held or handed over.
+pub(crate) struct InUse(CachePadded<TasFlag>);
 
 impl InUse {
     crate::sync::const_fn_unless_loom! {
         /// A flag saying "free".
         pub(crate) fn new() -> Self {
-            InUse(CachePadded::new(AtomicBool::new(false)))
+            InUse(CachePadded::new(TasFlag::new()))
         }
     }
+}
 
-    /// One CAS false -> true: the fast path, and every non-granted take.
-    #[inline]
-    pub(crate) fn try_take(&self) -> bool {
-        // Acquire: pairs with the Release store in `free`, so the previous
-        // owner's critical section happens-before ours. Relaxed on failure:
-        // a failed attempt takes nothing.
-        self.0
-            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
-            .is_ok()
-    }
+impl Deref for InUse {
+    type Target = TasFlag;
 
-    /// A waiter's look: a plain load first (the line stays shared while
-    /// the lock is held), the CAS only when it looked free.
     #[inline]
-    pub(crate) fn take_if_free(&self) -> bool {
-        // Relaxed peek: only decides whether to try the CAS, which has the Acquire.
-        !self.0.load(Ordering::Relaxed) && self.try_take()
-    }
-
-    /// Frees the lock (no waiter to hand over to).
-    #[inline]
-    pub(crate) fn free(&self) {
-        // Release: publishes the critical section to the next CAS winner.
-        self.0.store(false, Ordering::Release);
-    }
-
-    /// Whether the lock is held (a momentary snapshot).
-    #[inline]
-    pub(crate) fn is_held(&self) -> bool {
-        self.0.load(Ordering::Relaxed) // a snapshot by contract
+    fn deref(&self) -> &TasFlag {
+        &self.0
     }
 }
 

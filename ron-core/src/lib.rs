@@ -110,6 +110,7 @@
 pub mod condvar;
 #[doc(hidden)]
 pub mod coverage;
+mod flag;
 #[cfg(feature = "std")]
 mod futex;
 pub mod groups;

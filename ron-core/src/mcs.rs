@@ -110,6 +110,59 @@ impl<R: Relax> Mcs<R> {
     }
 }
 
-crate::raw_impl::impl_raw_mutex! {
-    impl [R: Relax] for Mcs<R>, guard = (), debug "Mcs" {}, fair
+crate::raw_impl::impl_default_debug! {
+    impl [R: Relax] for Mcs<R>, debug "Mcs" {}
+}
+
+#[cfg(not(loom))]
+// SAFETY: by the state table in the module docs, the lock is held exactly
+// while the `LOCKED` bit of the word is set, and it is set only by the CAS
+// 0 -> `LOCKED` of the fast path and `try_lock` (empty queue) or by the one
+// queue head while the bit is clear (Acquire in both, pairing with the
+// holder's Release `fetch_and` that cleared it). One thread is the head at a
+// time: the head role passes along the queue by a Release store to the
+// successor's node, read with Acquire. The queue nodes live on the waiters'
+// stacks only inside `lock`: the head hands its role on before `lock`
+// returns, so the guard is `()` and a forgotten guard leaves only the lock
+// held, nothing dangling (`mcs_queue.rs`). A `Relax` panic while queued
+// aborts the process (a linked node must not die), so `lock` never unwinds
+// with a node in the queue. `unlock` runs no user code and ignores the CPU
+// hint.
+unsafe impl<R: Relax> lock_api::RawMutex for Mcs<R> {
+    #[allow(clippy::declare_interior_mutable_const)]
+    const INIT: Self = Self::new();
+    type Guard = ();
+
+    #[inline]
+    fn lock(&self) {
+        self.acquire()
+    }
+
+    #[inline]
+    fn try_lock(&self) -> Option<()> {
+        self.try_acquire()
+    }
+
+    #[inline]
+    unsafe fn unlock(&self, guard: ()) {
+        // SAFETY: the caller holds the lock with `guard`, as
+        // `RawMutex::unlock` requires.
+        unsafe { self.release(guard) }
+    }
+
+    #[inline]
+    fn is_locked(&self) -> bool {
+        self.is_held()
+    }
+}
+
+#[cfg(not(loom))]
+// SAFETY: `unlock_fair` is `unlock`: the queue head takes the lock next, in
+// FIFO order; the `RawMutex` argument above covers it.
+unsafe impl<R: Relax> lock_api::RawMutexFair for Mcs<R> {
+    #[inline]
+    unsafe fn unlock_fair(&self, guard: ()) {
+        // SAFETY: the caller holds the lock with `guard`.
+        unsafe { self.release_fair(guard) }
+    }
 }

@@ -1,36 +1,182 @@
 //! [`NxtRon`]: RON-plock with a bitmap of waiting slots (nxtRON).
+//!
+//! ## States
+//! The protocol is RON Algorithm 3, shared with [`RonPlock`](crate::RonPlock)
+//! in [`plock`](crate::plock) (which has the full argument). `in_use` is the
+//! lock's test-and-set flag; each of the `S` slots holds a waiter count `c`
+//! and a GRANT bit.
+//!
+//! | `in_use` | slot `s` (count, GRANT) | meaning |
+//! |---|---|---|
+//! | false | (0, 0) | unlocked, nobody waits in `s` |
+//! | false | (c > 0, 0) | unlocked; `s`'s waiters are about to see it and CAS `in_use` |
+//! | true | (c, 0) | held; `c` threads wait in `s` |
+//! | true | (c > 0, 1) | the holder handed the lock to `s`; exactly one of its `c` waiters will take the grant and own the lock |
+//!
+//! A bitmap (one bit per slot with waiters, in the first slots' second cache
+//! line) lets the unlock find the next waiting slot with rotate +
+//! `trailing_zeros`; its invariant is in [`slots`](crate::slots).
+//!
+//! ## Guarantees
+//! | property | holds |
+//! |---|---|
+//! | mutual exclusion | under any schedule and any CPU hint |
+//! | progress | yes |
+//! | bounded waiting | per slot: at most `S - 1` grants to other slots plus one racing fast-path acquisition |
+//! | `Relax` panic | the waiter leaves its slot (passing on a grant it would strand) and unwinds |
+//! | hint panic in unlock | the lock is released (scan from slot 0) before the unwind |
 
-crate::plock::plock_type! {
-    /// nxtRON: RON-plock plus a bitmap of slots that have waiters, so the
-    /// unlock finds the next waiting slot along the route by rotate +
-    /// `trailing_zeros` per 64-slot word (O(1) for `S <= 64`, O(S/64)
-    /// beyond) instead of reading every slot. An unlock with no waiters is
-    /// one bitmap load and a store. Protocol and state table:
-    /// [`plock`](crate::plock); bitmap invariant: [`slots`](crate::slots).
+use core::marker::PhantomData;
+
+use crate::plock::Plock;
+use crate::relax::{DefaultRelax, Relax};
+use crate::slots::SlotToken;
+
+/// nxtRON: RON-plock plus a bitmap of slots that have waiters, so the
+/// unlock finds the next waiting slot along the route by rotate +
+/// `trailing_zeros` per 64-slot word (O(1) for `S <= 64`, O(S/64)
+/// beyond) instead of reading every slot. An unlock with no waiters is
+/// one bitmap load and a store. Protocol and state table:
+/// [`plock`](crate::plock); bitmap invariant: [`slots`](crate::slots).
+///
+/// * **Guarantees:** as [`RonPlock`](crate::RonPlock): mutual exclusion,
+///   progress, and per-slot bounded waiting of `S - 1` other grants plus
+///   one racing fast-path acquisition.
+/// * **Panics:** a waiter whose `Relax` policy panics leaves its slot
+///   (the last waiter of a granted slot takes the grant and hands the
+///   lock on), then unwinds; an unlock whose CPU hint panics releases
+///   the lock (scanning from slot 0) before it unwinds. The lock stays
+///   usable (`docs/panic-safety.md`).
+/// * **Cost:** `128 * (S + 1)` bytes per lock: the bitmap words live in
+///   the second cache line of the first `ceil(S/64)` slots and cost
+///   nothing extra. Uncontended lock+unlock: one CAS, one bitmap load,
+///   one release store.
+/// * **When not to use:** as `RonPlock`, under oversubscription.
+///
+/// ```
+/// use ron_core::NxtRon;
+/// let m: lock_api::Mutex<NxtRon<64>, u64> = lock_api::Mutex::new(0);
+/// std::thread::scope(|s| {
+///     for _ in 0..4 {
+///         s.spawn(|| for _ in 0..1000 { *m.lock() += 1 });
+///     }
+/// });
+/// assert_eq!(m.into_inner(), 4000);
+/// ```
+pub struct NxtRon<const S: usize, R: Relax = DefaultRelax> {
+    inner: Plock<S, true>,
+    _relax: PhantomData<fn() -> R>,
+}
+
+impl<const S: usize, R: Relax> NxtRon<S, R> {
+    crate::sync::const_fn_unless_loom! {
+        /// A new, unlocked lock.
+        pub fn new() -> Self {
+            NxtRon { inner: Plock::new(), _relax: PhantomData }
+        }
+    }
+
+    crate::in_use::slotted_entry_points!();
+
+    /// One CAS on `in_use` (the lock's test-and-set flag).
+    #[inline]
+    fn try_fast(&self) -> bool {
+        self.inner.try_fast()
+    }
+
+    /// Counts the caller in slot `slot` and waits for a grant or a free lock.
+    #[cold]
+    fn acquire_slow(&self, slot: usize, on_wait: impl FnOnce()) -> SlotToken {
+        self.inner.acquire_slow::<R>(slot, on_wait)
+    }
+
+    /// Releases the lock, handing it to the next waiting slot along the
+    /// route after the acquirer's slot (the first set bit of the waiting-slot bitmap), or freeing it.
     ///
-    /// * **Guarantees:** as [`RonPlock`](crate::RonPlock): mutual exclusion,
-    ///   progress, and per-slot bounded waiting of `S - 1` other grants plus
-    ///   one racing fast-path acquisition.
-    /// * **Panics:** a waiter whose `Relax` policy panics leaves its slot
-    ///   (the last waiter of a granted slot takes the grant and hands the
-    ///   lock on), then unwinds; an unlock whose CPU hint panics releases
-    ///   the lock (scanning from slot 0) before it unwinds. The lock stays
-    ///   usable (`docs/panic-safety.md`).
-    /// * **Cost:** `128 * (S + 1)` bytes per lock: the bitmap words live in
-    ///   the second cache line of the first `ceil(S/64)` slots and cost
-    ///   nothing extra. Uncontended lock+unlock: one CAS, one bitmap load,
-    ///   one release store.
-    /// * **When not to use:** as `RonPlock`, under oversubscription.
+    /// # Safety
+    /// The caller holds the lock, acquired with `token`'s acquisition.
+    #[inline]
+    pub unsafe fn release(&self, token: SlotToken) {
+        // SAFETY: forwarded contract.
+        unsafe { self.inner.release(token) }
+    }
+
+    /// Same as [`release`](Self::release): every unlock already hands over.
     ///
-    /// ```
-    /// use ron_core::NxtRon;
-    /// let m: lock_api::Mutex<NxtRon<64>, u64> = lock_api::Mutex::new(0);
-    /// std::thread::scope(|s| {
-    ///     for _ in 0..4 {
-    ///         s.spawn(|| for _ in 0..1000 { *m.lock() += 1 });
-    ///     }
-    /// });
-    /// assert_eq!(m.into_inner(), 4000);
-    /// ```
-    NxtRon, bitmap = true
+    /// # Safety
+    /// As for [`release`](Self::release).
+    #[inline]
+    pub unsafe fn release_fair(&self, token: SlotToken) {
+        // SAFETY: forwarded contract.
+        unsafe { self.inner.release(token) }
+    }
+
+    /// Whether the lock is held or handed over (a momentary snapshot).
+    #[inline]
+    pub fn is_held(&self) -> bool {
+        self.inner.is_held()
+    }
+}
+
+crate::raw_impl::impl_default_debug! {
+    impl [const S: usize, R: Relax] for NxtRon<S, R>, debug "NxtRon" { slots: S }
+}
+
+#[cfg(not(loom))]
+// SAFETY: by the state table in the module docs (argued in `plock.rs`),
+// exactly one of "the holder", "the pending grant" or "nobody" owns the
+// lock at every moment. `lock` and `try_lock` return a guard only after
+// taking ownership one of two ways: the CAS `in_use` false -> true
+// (Acquire, pairing with the Release store that freed it), or, registered
+// in a slot, the CAS that takes that slot's GRANT, (c, 1) -> (c - 1, 0)
+// (SeqCst, so Acquire, pairing with the holder's Release CAS that set it
+// while `in_use` stayed true). GRANT is set only by the holder, only on a
+// slot whose count it checked in the same CAS, and one CAS takes it;
+// nobody can CAS `in_use` while a grant is pending. The slot is only a
+// place to wait: a wrong, out-of-range or stale CPU hint changes where the
+// unlock's scan starts, never who owns the lock. A waiter whose `Relax`
+// panics leaves its slot by one CAS, taking and passing on a grant it
+// would strand ((1, 1) -> (0, 0)), so it unwinds owning nothing and leaves
+// nothing behind. `unlock` asks the CPU hint only for a fast-path guard
+// (`SlotToken::NONE`); if the hint panics it releases from slot 0 first
+// (`SlotToken::release_from_slot`), so it never unwinds holding the lock.
+// A forgotten guard leaves the lock held; waiters are counts in slot
+// words, not nodes, so nothing dangles.
+unsafe impl<const S: usize, R: Relax> lock_api::RawMutex for NxtRon<S, R> {
+    #[allow(clippy::declare_interior_mutable_const)]
+    const INIT: Self = Self::new();
+    type Guard = SlotToken;
+
+    #[inline]
+    fn lock(&self) -> SlotToken {
+        self.acquire()
+    }
+
+    #[inline]
+    fn try_lock(&self) -> Option<SlotToken> {
+        self.try_acquire()
+    }
+
+    #[inline]
+    unsafe fn unlock(&self, guard: SlotToken) {
+        // SAFETY: the caller holds the lock with `guard`, as
+        // `RawMutex::unlock` requires.
+        unsafe { self.release(guard) }
+    }
+
+    #[inline]
+    fn is_locked(&self) -> bool {
+        self.is_held()
+    }
+}
+
+#[cfg(not(loom))]
+// SAFETY: `release_fair` is `release`, which already hands the lock to the
+// next waiting slot; the `RawMutex` argument above covers it.
+unsafe impl<const S: usize, R: Relax> lock_api::RawMutexFair for NxtRon<S, R> {
+    #[inline]
+    unsafe fn unlock_fair(&self, guard: SlotToken) {
+        // SAFETY: the caller holds the lock with `guard`.
+        unsafe { self.release_fair(guard) }
+    }
 }

@@ -1,6 +1,9 @@
 //! The per-slot count/grant protocol (RON Algorithm 3, "plock") shared by
 //! [`RonPlock`](crate::RonPlock) (linear successor scan) and
-//! [`NxtRon`](crate::NxtRon) (bitmap successor search).
+//! [`NxtRon`](crate::NxtRon) (bitmap successor search): both are newtypes
+//! over the crate-private `Plock` core here, which owns the protocol and
+//! its orderings. ("Plock" in this crate means this algorithm only; the
+//! test-and-test-and-set lock is [`Ttas`](crate::Ttas).)
 //!
 //! ## States
 //! | `in_use` | slot `s` word (count, GRANT) | meaning |
@@ -185,68 +188,3 @@ fn mark<const BITMAP: bool>(path: Path) {
         crate::coverage::record(Path::NAMES[BITMAP as usize][path as usize]);
     }
 }
-
-/// Defines a public plock-based lock type with its docs.
-macro_rules! plock_type {
-    ($(#[$doc:meta])* $name:ident, bitmap = $bitmap:literal) => {
-        $(#[$doc])*
-        pub struct $name<const S: usize, R: $crate::relax::Relax = $crate::relax::DefaultRelax> {
-            inner: $crate::plock::Plock<S, $bitmap>,
-            _relax: core::marker::PhantomData<fn() -> R>,
-        }
-
-        impl<const S: usize, R: $crate::relax::Relax> $name<S, R> {
-            $crate::sync::const_fn_unless_loom! {
-                /// A new, unlocked lock.
-                pub fn new() -> Self {
-                    $name { inner: $crate::plock::Plock::new(), _relax: core::marker::PhantomData }
-                }
-            }
-
-            $crate::in_use::slotted_entry_points!();
-
-            #[inline]
-            fn try_fast(&self) -> bool {
-                self.inner.try_fast()
-            }
-
-            #[cold]
-            fn acquire_slow(&self, slot: usize, on_wait: impl FnOnce()) -> $crate::slots::SlotToken {
-                self.inner.acquire_slow::<R>(slot, on_wait)
-            }
-
-            /// Releases the lock, handing it to the next waiting slot along
-            /// the route after the acquirer's slot, or freeing it.
-            ///
-            /// # Safety
-            /// The caller holds the lock, acquired with `token`'s acquisition.
-            #[inline]
-            pub unsafe fn release(&self, token: $crate::slots::SlotToken) {
-                // SAFETY: forwarded contract.
-                unsafe { self.inner.release(token) }
-            }
-
-            /// Same as [`release`](Self::release): every unlock already hands over.
-            ///
-            /// # Safety
-            /// As for [`release`](Self::release).
-            #[inline]
-            pub unsafe fn release_fair(&self, token: $crate::slots::SlotToken) {
-                // SAFETY: forwarded contract.
-                unsafe { self.inner.release(token) }
-            }
-
-            /// Whether the lock is held (a momentary snapshot).
-            #[inline]
-            pub fn is_held(&self) -> bool {
-                self.inner.is_held()
-            }
-        }
-
-        $crate::raw_impl::impl_raw_mutex! {
-            impl [const S: usize, R: $crate::relax::Relax] for $name<S, R>,
-                guard = $crate::slots::SlotToken, debug (stringify!($name)) { slots: S }, fair
-        }
-    };
-}
-pub(crate) use plock_type;

@@ -324,8 +324,66 @@ impl<const S: usize, R: Relax> Ron<S, R> {
     }
 }
 
-crate::raw_impl::impl_raw_mutex! {
-    impl [const S: usize, R: Relax] for Ron<S, R>, guard = SlotToken, debug "Ron" { slots: S }, fair
+crate::raw_impl::impl_default_debug! {
+    impl [const S: usize, R: Relax] for Ron<S, R>, debug "Ron" { slots: S }
+}
+
+#[cfg(not(loom))]
+// SAFETY: by the state table in the module docs, the holder, a pending
+// `GRANTED` flag or nobody owns the lock at every moment. `lock` and
+// `try_lock` return a guard only after taking ownership one of two ways: the
+// CAS `in_use` false -> true (Acquire, pairing with the Release store that
+// freed it), or, as the one claimer of slot `s` (claiming is a CAS `FREE ->
+// WAITING`, so one thread per flag), an Acquire load that sees `GRANTED`,
+// pairing with the holder's Release CAS `WAITING -> GRANTED`. `GRANTED` is
+// written only by the holder, only over `WAITING`, and only while `in_use`
+// stays true, so nobody takes `in_use` while a grant is pending and only the
+// claimer consumes it. The slot is only a place to wait: a wrong,
+// out-of-range or stale CPU hint changes where the unlock's scan starts,
+// never who owns the lock. A claimer whose `Relax` panics withdraws with a
+// CAS `WAITING -> FREE` that races the grant CAS; if the grant won it owns
+// the lock and releases it, so it unwinds owning nothing. `unlock` asks the
+// CPU hint only for a fast-path guard (`SlotToken::NONE`); if the hint
+// panics it releases from slot 0 first, so it never unwinds holding the
+// lock. A forgotten guard leaves the lock held; claims are flags in the
+// lock, not nodes, so nothing dangles.
+unsafe impl<const S: usize, R: Relax> lock_api::RawMutex for Ron<S, R> {
+    #[allow(clippy::declare_interior_mutable_const)]
+    const INIT: Self = Self::new();
+    type Guard = SlotToken;
+
+    #[inline]
+    fn lock(&self) -> SlotToken {
+        self.acquire()
+    }
+
+    #[inline]
+    fn try_lock(&self) -> Option<SlotToken> {
+        self.try_acquire()
+    }
+
+    #[inline]
+    unsafe fn unlock(&self, guard: SlotToken) {
+        // SAFETY: the caller holds the lock with `guard`, as
+        // `RawMutex::unlock` requires.
+        unsafe { self.release(guard) }
+    }
+
+    #[inline]
+    fn is_locked(&self) -> bool {
+        self.is_held()
+    }
+}
+
+#[cfg(not(loom))]
+// SAFETY: `release_fair` is `release`, which already hands the lock to the
+// next claimed slot; the `RawMutex` argument above covers it.
+unsafe impl<const S: usize, R: Relax> lock_api::RawMutexFair for Ron<S, R> {
+    #[inline]
+    unsafe fn unlock_fair(&self, guard: SlotToken) {
+        // SAFETY: the caller holds the lock with `guard`.
+        unsafe { self.release_fair(guard) }
+    }
 }
 
 #[cfg(feature = "std")]

@@ -402,8 +402,64 @@ impl<const S: usize> RonPark<S> {
     }
 }
 
-crate::raw_impl::impl_raw_mutex! {
-    impl [const S: usize] for RonPark<S>, guard = SlotToken, debug "RonPark" { slots: S }, fair
+crate::raw_impl::impl_default_debug! {
+    impl [const S: usize] for RonPark<S>, debug "RonPark" { slots: S }
+}
+
+#[cfg(not(loom))]
+// SAFETY: by the state table in the module docs, the lock is held exactly
+// while bit 0 (`LOCKED`) of `word` is set. `lock` and `try_lock` return a
+// guard only after a CAS of `word` that found `LOCKED` clear and set it
+// (Acquire, pairing with the release's Release CAS that cleared it); every
+// other change of `word` (parked count, `WAKING`) is an RMW that leaves
+// `LOCKED` as it found it, so one thread owns the lock at a time. Slots,
+// sleepers and futex wake-ups only decide who is woken to compete for the
+// word; a wrong, out-of-range or stale CPU hint moves a sleeper to another
+// slot, never past the CAS. The only user code is the CPU hint provider:
+// `lock` asks it before registering anything, so a panic there leaves
+// nothing behind; `unlock` clears `LOCKED` in its CAS before it asks the
+// hint for the wake-up scan (and wakes from slot 0 if the hint panics), so
+// it never unwinds holding the lock nor drops a claimed wake-up. A
+// forgotten guard leaves the lock held; nothing dangles (sleepers are
+// counts in the lock).
+unsafe impl<const S: usize> lock_api::RawMutex for RonPark<S> {
+    #[allow(clippy::declare_interior_mutable_const)]
+    const INIT: Self = Self::new();
+    type Guard = SlotToken;
+
+    #[inline]
+    fn lock(&self) -> SlotToken {
+        self.acquire()
+    }
+
+    #[inline]
+    fn try_lock(&self) -> Option<SlotToken> {
+        self.try_acquire()
+    }
+
+    #[inline]
+    unsafe fn unlock(&self, guard: SlotToken) {
+        // SAFETY: the caller holds the lock with `guard`, as
+        // `RawMutex::unlock` requires.
+        unsafe { self.release(guard) }
+    }
+
+    #[inline]
+    fn is_locked(&self) -> bool {
+        self.is_held()
+    }
+}
+
+#[cfg(not(loom))]
+// SAFETY: `release_fair` is `release` (a woken sleeper competes with
+// spinners; there is no direct handover); the `RawMutex` argument above
+// covers it.
+unsafe impl<const S: usize> lock_api::RawMutexFair for RonPark<S> {
+    #[inline]
+    unsafe fn unlock_fair(&self, guard: SlotToken) {
+        // SAFETY: the caller holds the lock with `guard`.
+        unsafe { self.release_fair(guard) }
+    }
 }
 
 crate::timed::impl_raw_mutex_timed! {

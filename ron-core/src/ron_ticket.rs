@@ -205,6 +205,64 @@ impl<const S: usize, R: Relax> RonTicket<S, R> {
     }
 }
 
-crate::raw_impl::impl_raw_mutex! {
-    impl [const S: usize, R: Relax] for RonTicket<S, R>, guard = SlotToken, debug "RonTicket" { slots: S }, fair
+crate::raw_impl::impl_default_debug! {
+    impl [const S: usize, R: Relax] for RonTicket<S, R>, debug "RonTicket" { slots: S }
+}
+
+#[cfg(not(loom))]
+// SAFETY: by the state table in the module docs, the holder, a pending
+// `grant` of one slot or nobody owns the lock at every moment. `lock` and
+// `try_lock` return a guard only after taking ownership one of two ways: the
+// CAS `in_use` false -> true (Acquire, pairing with the Release store that
+// freed it), or, as the head of slot `s` (the one waiter whose ticket `s`
+// serves; tickets come from one `fetch_add` each), the CAS `grant` true ->
+// false (Acquire, pairing with the holder's Release store of `grant`). The
+// holder sets `grant` only on a slot with a ticket out and keeps `in_use`
+// true, and only a head may take a grant or CAS `in_use`; `serving` moves
+// only when that head owns the lock, so a granted slot's head can leave only
+// by taking the grant. The slot is only a place to wait: a wrong,
+// out-of-range or stale CPU hint changes where the unlock's scan starts,
+// never who owns the lock. A `Relax` panic after taking a ticket aborts the
+// process (the ticket cannot be given back), so `lock` never unwinds with a
+// ticket out. `unlock` asks the CPU hint only for a fast-path guard
+// (`SlotToken::NONE`); if the hint panics it releases from slot 0 first, so
+// it never unwinds holding the lock. A forgotten guard leaves the lock
+// held; nothing dangles (tickets are counters in the lock).
+unsafe impl<const S: usize, R: Relax> lock_api::RawMutex for RonTicket<S, R> {
+    #[allow(clippy::declare_interior_mutable_const)]
+    const INIT: Self = Self::new();
+    type Guard = SlotToken;
+
+    #[inline]
+    fn lock(&self) -> SlotToken {
+        self.acquire()
+    }
+
+    #[inline]
+    fn try_lock(&self) -> Option<SlotToken> {
+        self.try_acquire()
+    }
+
+    #[inline]
+    unsafe fn unlock(&self, guard: SlotToken) {
+        // SAFETY: the caller holds the lock with `guard`, as
+        // `RawMutex::unlock` requires.
+        unsafe { self.release(guard) }
+    }
+
+    #[inline]
+    fn is_locked(&self) -> bool {
+        self.is_held()
+    }
+}
+
+#[cfg(not(loom))]
+// SAFETY: `release_fair` is `release`, which already grants the next slot
+// with a queued waiter; the `RawMutex` argument above covers it.
+unsafe impl<const S: usize, R: Relax> lock_api::RawMutexFair for RonTicket<S, R> {
+    #[inline]
+    unsafe fn unlock_fair(&self, guard: SlotToken) {
+        // SAFETY: the caller holds the lock with `guard`.
+        unsafe { self.release_fair(guard) }
+    }
 }

@@ -617,6 +617,67 @@ impl<R: Relax> core::fmt::Debug for ShRon<R> {
     }
 }
 
-crate::raw_impl::impl_raw_mutex! {
-    impl [R: Relax] for ShRon<R>, guard = SlotToken, debug custom, fair
+crate::raw_impl::impl_default_debug! {
+    impl [R: Relax] for ShRon<R>, debug custom
+}
+
+#[cfg(not(loom))]
+// SAFETY: by the lock word and table-bit tables in the module docs, the
+// holder, a pending `GRANTED` bit in one row of this lock's column or nobody
+// owns the lock at every moment. `lock` and `try_lock` return a guard only
+// after taking ownership one of two ways: a `fetch_or(IN_USE)` that found
+// `IN_USE` clear (Acquire, pairing with the Release `fetch_and` that cleared
+// it), or, as the one claimer of row `r` (claiming is a `fetch_or(PENDING)`
+// that found it clear), an Acquire load that sees its `GRANTED` bit, pairing
+// with the holder's Release CAS that set it over `PENDING` while `IN_USE`
+// stayed set. A waiter that holds no row (shared row, full table, no
+// column) waits on `IN_USE` alone. The row is only a place to wait: a wrong,
+// out-of-range or stale CPU hint changes where the unlock's scan starts,
+// never who owns the lock. A claimer whose `Relax` panics clears both its
+// bits with one Acquire `fetch_and`; if that finds `GRANTED` it owns the
+// lock and releases it, so it unwinds owning nothing. `lock` may allocate a
+// table page (`std`, first contention of a column) before it waits; an
+// allocation failure aborts as in any `Box::new`, and a page is never freed
+// while the process runs, so rows never dangle. `unlock` asks the CPU hint
+// only for a fast-path guard (`SlotToken::NONE`); if the hint panics it
+// releases from row 0 first, so it never unwinds holding the lock. A
+// forgotten guard leaves the lock held; dropping an exclusively owned lock
+// gives its column back (`Drop`), which no waiter can be using.
+unsafe impl<R: Relax> lock_api::RawMutex for ShRon<R> {
+    #[allow(clippy::declare_interior_mutable_const)]
+    const INIT: Self = Self::new();
+    type Guard = SlotToken;
+
+    #[inline]
+    fn lock(&self) -> SlotToken {
+        self.acquire()
+    }
+
+    #[inline]
+    fn try_lock(&self) -> Option<SlotToken> {
+        self.try_acquire()
+    }
+
+    #[inline]
+    unsafe fn unlock(&self, guard: SlotToken) {
+        // SAFETY: the caller holds the lock with `guard`, as
+        // `RawMutex::unlock` requires.
+        unsafe { self.release(guard) }
+    }
+
+    #[inline]
+    fn is_locked(&self) -> bool {
+        self.is_held()
+    }
+}
+
+#[cfg(not(loom))]
+// SAFETY: `release_fair` is `release`, which already grants the next
+// claimed row; the `RawMutex` argument above covers it.
+unsafe impl<R: Relax> lock_api::RawMutexFair for ShRon<R> {
+    #[inline]
+    unsafe fn unlock_fair(&self, guard: SlotToken) {
+        // SAFETY: the caller holds the lock with `guard`.
+        unsafe { self.release_fair(guard) }
+    }
 }

@@ -44,12 +44,19 @@
 
 use core::marker::PhantomData;
 
+use crate::flag::TasFlag;
 use crate::relax::{DefaultRelax, Relax};
-use crate::sync::{AtomicBool, Ordering};
 
-/// Test-and-set spinlock; see the [module docs](self).
+/// Test-and-set spinlock: one flag, every look a CAS.
+///
+/// * **States:** `locked` false (unlocked) or true (held); see the
+///   [module docs](self).
+/// * **Guarantees:** mutual exclusion, progress; no waiting bound.
+/// * **Panics:** a panicking `Relax` unwinds out of `lock` with nothing to
+///   undo; unlock runs no user code.
+/// * **Cost:** 1 byte; one CAS and one store uncontended.
 pub struct Tas<R: Relax = DefaultRelax> {
-    locked: AtomicBool,
+    locked: TasFlag,
     _relax: PhantomData<fn() -> R>,
 }
 
@@ -57,7 +64,7 @@ impl<R: Relax> Tas<R> {
     crate::sync::const_fn_unless_loom! {
         /// A new, unlocked lock.
         pub fn new() -> Self {
-            Tas { locked: AtomicBool::new(false), _relax: PhantomData }
+            Tas { locked: TasFlag::new(), _relax: PhantomData }
         }
     }
 
@@ -70,16 +77,10 @@ impl<R: Relax> Tas<R> {
         self.acquire_slow();
     }
 
+    /// One CAS on the flag (Acquire on success: see `flag.rs`).
     #[inline]
     fn try_fast(&self) -> bool {
-        // A CAS rather than `swap`: the same RMW cost on every look, and loom
-        // models it soundly (loom mis-orders a spinning `swap` against the
-        // holder's store: tokio-rs/loom#254, so a swap-spin model never ends).
-        // Acquire: pairs with the Release store in `release`; Relaxed on
-        // failure: a failed attempt takes nothing.
-        self.locked
-            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
-            .is_ok()
+        self.locked.try_take()
     }
 
     #[cold]
@@ -105,8 +106,8 @@ impl<R: Relax> Tas<R> {
     /// The caller holds the lock.
     #[inline]
     pub unsafe fn release(&self, _guard: ()) {
-        // Release: publishes the critical section to the next CAS winner.
-        self.locked.store(false, Ordering::Release);
+        // A Release store: publishes the critical section to the next CAS winner.
+        self.locked.free();
     }
 
     /// Same as [`release`](Self::release): there is no waiter list to hand
@@ -132,12 +133,61 @@ impl<R: Relax> Tas<R> {
     /// Whether the lock is held (a momentary snapshot).
     #[inline]
     pub fn is_held(&self) -> bool {
-        self.locked.load(Ordering::Relaxed) // a snapshot by contract
+        self.locked.is_held()
     }
 }
 
-crate::raw_impl::impl_raw_mutex! {
-    impl [R: Relax] for Tas<R>, guard = (), debug "Tas" {}, fair
+crate::raw_impl::impl_default_debug! {
+    impl [R: Relax] for Tas<R>, debug "Tas" {}
+}
+
+#[cfg(not(loom))]
+// SAFETY: by the state table in the module docs, the lock is held exactly
+// while `locked` is true. `lock` and `try_lock` return only after their own
+// CAS `false -> true` succeeded (Acquire on success), and one `true` admits
+// one CAS winner until the holder's `unlock` stores `false` (Release), so at
+// most one guard exists at a time and each critical section happens-before
+// the next. Waiting publishes nothing: a `Relax` policy that panics unwinds
+// out of `lock` owning nothing and leaving `locked` as it was. `unlock` runs
+// no user code and ignores the CPU hint. A forgotten guard leaves the lock
+// held, nothing dangling; the lock has no address-dependent state, so moving
+// it while unlocked is plain memory.
+unsafe impl<R: Relax> lock_api::RawMutex for Tas<R> {
+    #[allow(clippy::declare_interior_mutable_const)]
+    const INIT: Self = Self::new();
+    type Guard = ();
+
+    #[inline]
+    fn lock(&self) {
+        self.acquire()
+    }
+
+    #[inline]
+    fn try_lock(&self) -> Option<()> {
+        self.try_acquire()
+    }
+
+    #[inline]
+    unsafe fn unlock(&self, guard: ()) {
+        // SAFETY: the caller holds the lock, as `RawMutex::unlock` requires.
+        unsafe { self.release(guard) }
+    }
+
+    #[inline]
+    fn is_locked(&self) -> bool {
+        self.is_held()
+    }
+}
+
+#[cfg(not(loom))]
+// SAFETY: `unlock_fair` is `unlock` (there is no waiter list to hand over
+// to), so the `RawMutex` argument above covers it.
+unsafe impl<R: Relax> lock_api::RawMutexFair for Tas<R> {
+    #[inline]
+    unsafe fn unlock_fair(&self, guard: ()) {
+        // SAFETY: the caller holds the lock.
+        unsafe { self.release_fair(guard) }
+    }
 }
 
 #[cfg(feature = "std")]

@@ -51,30 +51,31 @@ use crate::relax::{DefaultRelax, Relax};
 use crate::sync::{AtomicU32, Ordering};
 use crate::unwind::AbortOnUnwind;
 
-/// FIFO ticket lock; see the [module docs](self).
-pub struct Ticket<R: Relax = DefaultRelax> {
+/// The ticket lock itself, written once: [`Ticket`] and each level of
+/// [`Fsl`](crate::Fsl) are one. States and guarantees: the module docs.
+pub(crate) struct TicketCore {
     next: AtomicU32,
     serving: AtomicU32,
-    _relax: PhantomData<fn() -> R>,
 }
 
-impl<R: Relax> Ticket<R> {
+impl TicketCore {
     crate::sync::const_fn_unless_loom! {
-        /// A new, unlocked lock.
-        pub fn new() -> Self {
-            Ticket { next: AtomicU32::new(0), serving: AtomicU32::new(0), _relax: PhantomData }
+        /// A new, unlocked ticket lock.
+        pub(crate) fn new() -> Self {
+            TicketCore { next: AtomicU32::new(0), serving: AtomicU32::new(0) }
         }
     }
 
-    /// Takes a ticket and waits for it to be served.
+    /// Takes a ticket and waits for it to be served; `lock` names the lock
+    /// in the abort message if `R` panics while we hold a ticket.
     #[inline]
-    pub fn acquire(&self) {
+    pub(crate) fn lock<R: Relax>(&self, lock: &'static str) {
         // Relaxed: the ticket only orders waiters; ownership is taken by
         // the Acquire load of `serving` below.
         let t = self.next.fetch_add(1, Ordering::Relaxed);
-        // Acquire: pairs with the Release store of `serving` in `release`.
+        // Acquire: pairs with the Release store of `serving` in `unlock`.
         if self.serving.load(Ordering::Acquire) != t {
-            self.wait_for(t);
+            self.wait_for::<R>(t, lock);
         }
     }
 
@@ -83,10 +84,10 @@ impl<R: Relax> Ticket<R> {
     /// served), which deadlocks if this thread holds the lock: a panic in
     /// the relax policy aborts the process.
     #[cold]
-    fn wait_for(&self, t: u32) {
-        let ticketed = AbortOnUnwind::new("Ticket");
+    fn wait_for<R: Relax>(&self, t: u32, lock: &'static str) {
+        let ticketed = AbortOnUnwind::new(lock);
         let mut relax = R::default();
-        // Acquire: as in `acquire`.
+        // Acquire: as in `lock`.
         while self.serving.load(Ordering::Acquire) != t {
             relax.relax();
         }
@@ -95,8 +96,8 @@ impl<R: Relax> Ticket<R> {
 
     /// Takes the lock if nobody holds or waits for it.
     #[inline]
-    pub fn try_acquire(&self) -> Option<()> {
-        // Acquire: if `s` was written by a release, its critical section
+    pub(crate) fn try_lock(&self) -> bool {
+        // Acquire: if `s` was written by an unlock, its critical section
         // happens-before ours.
         let s = self.serving.load(Ordering::Acquire);
         // `serving <= next` always, so `next == s` at the CAS means nobody
@@ -108,10 +109,73 @@ impl<R: Relax> Ticket<R> {
             .compare_exchange(s, s.wrapping_add(1), Ordering::Acquire, Ordering::Relaxed)
             .is_err()
         {
-            return None;
+            return false;
         }
         confirm_served(&self.serving, s);
-        Some(())
+        true
+    }
+
+    /// Whether tickets beyond the holder's are out (called by the holder).
+    #[inline]
+    pub(crate) fn has_waiters(&self) -> bool {
+        // Relaxed: a taken ticket stays taken; its owner waits for `serving`.
+        let n = self.next.load(Ordering::Relaxed);
+        n.wrapping_sub(self.serving.load(Ordering::Relaxed)) > 1
+    }
+
+    /// Serves the next ticket.
+    ///
+    /// # Safety
+    /// The caller holds the lock.
+    #[inline]
+    pub(crate) unsafe fn unlock(&self) {
+        // Relaxed: only the holder writes `serving`.
+        let s = self.serving.load(Ordering::Relaxed);
+        // Release: publishes the critical section to the next ticket's owner.
+        self.serving.store(s.wrapping_add(1), Ordering::Release);
+    }
+
+    /// Whether the lock is held (a momentary snapshot).
+    #[inline]
+    pub(crate) fn is_held(&self) -> bool {
+        // Relaxed: a snapshot by contract.
+        self.next.load(Ordering::Relaxed) != self.serving.load(Ordering::Relaxed)
+    }
+}
+
+/// FIFO ticket lock: two counters, `next` (tickets handed out) and
+/// `serving` (the ticket that holds the lock).
+///
+/// * **States:** held iff `next != serving`, with `next - serving - 1`
+///   waiters; see the [module docs](self).
+/// * **Guarantees:** mutual exclusion, progress, FIFO (a waiter with `q`
+///   tickets ahead enters after exactly `q` acquisitions).
+/// * **Panics:** a `Relax` panic while holding a ticket aborts the process;
+///   unlock runs no user code.
+/// * **Cost:** 8 bytes; one `fetch_add` and one store uncontended.
+pub struct Ticket<R: Relax = DefaultRelax> {
+    core: TicketCore,
+    _relax: PhantomData<fn() -> R>,
+}
+
+impl<R: Relax> Ticket<R> {
+    crate::sync::const_fn_unless_loom! {
+        /// A new, unlocked lock.
+        pub fn new() -> Self {
+            Ticket { core: TicketCore::new(), _relax: PhantomData }
+        }
+    }
+
+    /// Takes a ticket and waits for it to be served.
+    #[inline]
+    pub fn acquire(&self) {
+        self.core.lock::<R>("Ticket");
+    }
+
+    /// Takes the lock if nobody holds or waits for it.
+    #[inline]
+    pub fn try_acquire(&self) -> Option<()> {
+        self.core.try_lock().then_some(())
     }
 
     /// Releases the lock to the next ticket.
@@ -120,10 +184,8 @@ impl<R: Relax> Ticket<R> {
     /// The caller holds the lock.
     #[inline]
     pub unsafe fn release(&self, _guard: ()) {
-        // Relaxed: only the holder writes `serving`.
-        let s = self.serving.load(Ordering::Relaxed);
-        // Release: publishes the critical section to the next ticket's owner.
-        self.serving.store(s.wrapping_add(1), Ordering::Release);
+        // SAFETY: forwarded contract.
+        unsafe { self.core.unlock() }
     }
 
     /// Same as [`release`](Self::release): every unlock is already FIFO.
@@ -139,13 +201,64 @@ impl<R: Relax> Ticket<R> {
     /// Whether the lock is held (a momentary snapshot).
     #[inline]
     pub fn is_held(&self) -> bool {
-        // Relaxed: a snapshot by contract.
-        self.next.load(Ordering::Relaxed) != self.serving.load(Ordering::Relaxed)
+        self.core.is_held()
     }
 }
 
-crate::raw_impl::impl_raw_mutex! {
-    impl [R: Relax] for Ticket<R>, guard = (), debug "Ticket" {}, fair
+crate::raw_impl::impl_default_debug! {
+    impl [R: Relax] for Ticket<R>, debug "Ticket" {}
+}
+
+#[cfg(not(loom))]
+// SAFETY: by the state table in the module docs, the lock is held by the
+// owner of ticket `serving`, and only while `next != serving`. `lock` takes
+// a ticket with a Relaxed `fetch_add` (no two threads get the same ticket:
+// it is one RMW) and owns the lock from the moment an Acquire load of
+// `serving` returns that ticket; `serving` is written only by the holder's
+// `unlock` (a Release store of ticket + 1), so exactly one thread is served
+// at a time and each critical section happens-before the next. `try_lock`
+// owns the lock only if its CAS on `next` took the served ticket `s` on an
+// empty queue, confirmed by an Acquire RMW on `serving` (a 2^32 wrap during
+// a stall cannot hand it a stale ticket). A `Relax` panic while holding a
+// ticket aborts the process (the ticket cannot be given back), so `lock`
+// never unwinds with a ticket out; `unlock` runs no user code and ignores
+// the CPU hint. A forgotten guard leaves the lock held, nothing dangling.
+unsafe impl<R: Relax> lock_api::RawMutex for Ticket<R> {
+    #[allow(clippy::declare_interior_mutable_const)]
+    const INIT: Self = Self::new();
+    type Guard = ();
+
+    #[inline]
+    fn lock(&self) {
+        self.acquire()
+    }
+
+    #[inline]
+    fn try_lock(&self) -> Option<()> {
+        self.try_acquire()
+    }
+
+    #[inline]
+    unsafe fn unlock(&self, guard: ()) {
+        // SAFETY: the caller holds the lock, as `RawMutex::unlock` requires.
+        unsafe { self.release(guard) }
+    }
+
+    #[inline]
+    fn is_locked(&self) -> bool {
+        self.is_held()
+    }
+}
+
+#[cfg(not(loom))]
+// SAFETY: `unlock_fair` is `unlock`, which already serves the next ticket
+// in FIFO order; the `RawMutex` argument above covers it.
+unsafe impl<R: Relax> lock_api::RawMutexFair for Ticket<R> {
+    #[inline]
+    unsafe fn unlock_fair(&self, guard: ()) {
+        // SAFETY: the caller holds the lock.
+        unsafe { self.release_fair(guard) }
+    }
 }
 
 /// After `try_lock` took ticket `s` by a CAS on `next`: makes sure `s` is
@@ -159,7 +272,7 @@ crate::raw_impl::impl_raw_mutex! {
 /// it (plain spinning: bounded by those holders' critical sections, and
 /// never this thread's own, since `serving` cannot wrap while we hold).
 #[inline]
-pub(crate) fn confirm_served(serving: &AtomicU32, s: u32) {
+fn confirm_served(serving: &AtomicU32, s: u32) {
     // Acquire: see above. Adding 0 leaves the value to the holder's store.
     if serving.fetch_add(0, Ordering::Acquire) != s {
         wait_served(serving, s);

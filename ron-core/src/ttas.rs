@@ -1,5 +1,6 @@
 //! [`Ttas`]: test-and-test-and-set, the shape of glibc's `pthread_spin_lock`
-//! (the RON paper's "Plock").
+//! (the RON paper's pthread-spinlock baseline; "plock" in this crate means
+//! RON Algorithm 3, see [`plock`](crate::plock)).
 //!
 //! One byte. The fast path is one CAS `false -> true`; a waiter then spins
 //! on plain loads (the line stays shared in every waiter's cache) and only
@@ -40,12 +41,19 @@
 
 use core::marker::PhantomData;
 
+use crate::flag::TasFlag;
 use crate::relax::{DefaultRelax, Relax};
-use crate::sync::{AtomicBool, Ordering};
 
-/// Test-and-test-and-set spinlock; see the [module docs](self).
+/// Test-and-test-and-set spinlock: one flag, waiters spin on loads.
+///
+/// * **States:** `locked` false (unlocked) or true (held); see the
+///   [module docs](self).
+/// * **Guarantees:** mutual exclusion, progress; no waiting bound.
+/// * **Panics:** a panicking `Relax` unwinds out of `lock` with nothing to
+///   undo; unlock runs no user code.
+/// * **Cost:** 1 byte; one CAS and one store uncontended.
 pub struct Ttas<R: Relax = DefaultRelax> {
-    locked: AtomicBool,
+    locked: TasFlag,
     _relax: PhantomData<fn() -> R>,
 }
 
@@ -53,7 +61,7 @@ impl<R: Relax> Ttas<R> {
     crate::sync::const_fn_unless_loom! {
         /// A new, unlocked lock.
         pub fn new() -> Self {
-            Ttas { locked: AtomicBool::new(false), _relax: PhantomData }
+            Ttas { locked: TasFlag::new(), _relax: PhantomData }
         }
     }
 
@@ -66,20 +74,20 @@ impl<R: Relax> Ttas<R> {
         self.acquire_slow();
     }
 
+    /// One CAS on the flag (Acquire on success: see `flag.rs`).
     #[inline]
     fn try_fast(&self) -> bool {
-        // Acquire: pairs with the Release store in `release`.
-        self.locked
-            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
-            .is_ok()
+        self.locked.try_take()
     }
 
+    /// The waiting loop after a failed `try_fast`: a load, the CAS only when
+    /// the load saw the lock free, `R` in between. A panicking `R` unwinds
+    /// with nothing taken (CBoMcs relies on this for its global lock).
     #[cold]
-    fn acquire_slow(&self) {
+    pub(crate) fn acquire_slow(&self) {
         let mut relax = R::default();
         loop {
-            // Relaxed peek: only decides when to try the CAS (which has the Acquire).
-            if !self.locked.load(Ordering::Relaxed) && self.try_fast() {
+            if self.locked.take_if_free() {
                 return;
             }
             relax.relax();
@@ -98,8 +106,8 @@ impl<R: Relax> Ttas<R> {
     /// The caller holds the lock.
     #[inline]
     pub unsafe fn release(&self, _guard: ()) {
-        // Release: publishes the critical section to the next CAS winner.
-        self.locked.store(false, Ordering::Release);
+        // A Release store: publishes the critical section to the next CAS winner.
+        self.locked.free();
     }
 
     /// Same as [`release`](Self::release): there is no waiter list to hand
@@ -119,21 +127,67 @@ impl<R: Relax> Ttas<R> {
     /// no state, so giving up leaves nothing behind.
     #[cfg(feature = "std")]
     pub fn try_acquire_until(&self, deadline: crate::timed::Deadline) -> Option<()> {
-        crate::timed::retry_until::<(), R>(deadline, || {
-            // Relaxed peek: only decides when to try the CAS (which has the Acquire).
-            (!self.locked.load(Ordering::Relaxed) && self.try_fast()).then_some(())
-        })
+        crate::timed::retry_until::<(), R>(deadline, || self.locked.take_if_free().then_some(()))
     }
 
     /// Whether the lock is held (a momentary snapshot).
     #[inline]
     pub fn is_held(&self) -> bool {
-        self.locked.load(Ordering::Relaxed) // a snapshot by contract
+        self.locked.is_held()
     }
 }
 
-crate::raw_impl::impl_raw_mutex! {
-    impl [R: Relax] for Ttas<R>, guard = (), debug "Ttas" {}, fair
+crate::raw_impl::impl_default_debug! {
+    impl [R: Relax] for Ttas<R>, debug "Ttas" {}
+}
+
+#[cfg(not(loom))]
+// SAFETY: by the state table in the module docs, the lock is held exactly
+// while `locked` is true. `lock` and `try_lock` return only after their own
+// CAS `false -> true` succeeded (Acquire on success; the waiters' plain
+// loads only decide when to try it), and one `true` admits one CAS winner
+// until the holder's `unlock` stores `false` (Release), so at most one guard
+// exists at a time and each critical section happens-before the next.
+// Waiting publishes nothing: a `Relax` policy that panics unwinds out of
+// `lock` owning nothing. `unlock` runs no user code and ignores the CPU
+// hint. A forgotten guard leaves the lock held, nothing dangling; moving
+// the lock while unlocked is plain memory.
+unsafe impl<R: Relax> lock_api::RawMutex for Ttas<R> {
+    #[allow(clippy::declare_interior_mutable_const)]
+    const INIT: Self = Self::new();
+    type Guard = ();
+
+    #[inline]
+    fn lock(&self) {
+        self.acquire()
+    }
+
+    #[inline]
+    fn try_lock(&self) -> Option<()> {
+        self.try_acquire()
+    }
+
+    #[inline]
+    unsafe fn unlock(&self, guard: ()) {
+        // SAFETY: the caller holds the lock, as `RawMutex::unlock` requires.
+        unsafe { self.release(guard) }
+    }
+
+    #[inline]
+    fn is_locked(&self) -> bool {
+        self.is_held()
+    }
+}
+
+#[cfg(not(loom))]
+// SAFETY: `unlock_fair` is `unlock` (there is no waiter list to hand over
+// to), so the `RawMutex` argument above covers it.
+unsafe impl<R: Relax> lock_api::RawMutexFair for Ttas<R> {
+    #[inline]
+    unsafe fn unlock_fair(&self, guard: ()) {
+        // SAFETY: the caller holds the lock.
+        unsafe { self.release_fair(guard) }
+    }
 }
 
 #[cfg(feature = "std")]

@@ -104,8 +104,62 @@ impl<const S: usize> RonInline<S> {
     }
 }
 
-crate::raw_impl::impl_raw_mutex! {
-    impl [const S: usize] for RonInline<S>, guard = SlotToken, debug "RonInline" { slots: S }, fair
+crate::raw_impl::impl_default_debug! {
+    impl [const S: usize] for RonInline<S>, debug "RonInline" { slots: S }
+}
+
+#[cfg(not(loom))]
+// SAFETY: by the lock-word table in `RonRaw`'s module docs (`word.rs`), the
+// lock is owned by whoever performed the last `X -> LOCKED` transition of
+// the word, and every such transition is one CAS from `FREE` or
+// `HANDED(s, seq)` (Acquire, pairing with the owner's Release store of
+// `FREE` or `HANDED`), with one winner; only the owner writes `FREE` or
+// `HANDED`. So `lock` and `try_lock` return a guard only to that CAS's
+// winner, exactly as for a test-and-set lock. The inline slots and the CPU
+// hint only steer which waiter tries the CAS first; a wrong hint or a
+// migration cannot make two CASes win. No user code runs while a waiter is
+// registered (the hint is asked before), so `lock` unwinds only with
+// nothing registered. `unlock` asks the hint only for a fast-path guard
+// (`SlotToken::NONE`) and, if it panics, releases from slot 0 first, so it
+// never unwinds holding the lock. A forgotten guard leaves the lock held;
+// nothing dangles (waiters are counts in the slots).
+unsafe impl<const S: usize> lock_api::RawMutex for RonInline<S> {
+    #[allow(clippy::declare_interior_mutable_const)]
+    const INIT: Self = Self::new();
+    type Guard = SlotToken;
+
+    #[inline]
+    fn lock(&self) -> SlotToken {
+        self.acquire()
+    }
+
+    #[inline]
+    fn try_lock(&self) -> Option<SlotToken> {
+        self.try_acquire()
+    }
+
+    #[inline]
+    unsafe fn unlock(&self, guard: SlotToken) {
+        // SAFETY: the caller holds the lock with `guard`, as
+        // `RawMutex::unlock` requires.
+        unsafe { self.release(guard) }
+    }
+
+    #[inline]
+    fn is_locked(&self) -> bool {
+        self.is_held()
+    }
+}
+
+#[cfg(not(loom))]
+// SAFETY: `release_fair` is `release`, which already hands over to the next
+// registered slot; the `RawMutex` argument above covers it.
+unsafe impl<const S: usize> lock_api::RawMutexFair for RonInline<S> {
+    #[inline]
+    unsafe fn unlock_fair(&self, guard: SlotToken) {
+        // SAFETY: the caller holds the lock with `guard`.
+        unsafe { self.release_fair(guard) }
+    }
 }
 
 #[cfg(all(test, not(loom)))]

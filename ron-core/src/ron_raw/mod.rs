@@ -284,6 +284,63 @@ impl RonRaw {
     }
 }
 
-crate::raw_impl::impl_raw_mutex! {
-    impl [] for RonRaw, guard = SlotToken, debug "RonRaw" { slots: BLOCK_SLOTS }, fair
+crate::raw_impl::impl_default_debug! {
+    impl [] for RonRaw, debug "RonRaw" { slots: BLOCK_SLOTS }
+}
+
+#[cfg(not(loom))]
+// SAFETY: by the lock-word table in the module docs, the lock is owned by
+// whoever performed the last `X -> LOCKED` transition of the word, and
+// every such transition is one CAS from `FREE` or `HANDED(s, seq)` (Acquire,
+// pairing with the owner's Release store of `FREE` or `HANDED`), with one
+// winner; only the owner writes `FREE` or `HANDED`. So `lock` and
+// `try_lock` return a guard only to that CAS's winner, and at most one
+// thread owns the lock, exactly as for a test-and-set lock. The pooled
+// block, its slots, counts and doorbells and the CPU hint only steer which
+// waiter tries the CAS first; a wrong hint, a migration or a block handed
+// back to the pool cannot make two CASes win. No user code runs while a
+// waiter is registered in a slot (the hint is asked before), so `lock`
+// unwinds only with nothing registered. `unlock` asks the hint only for a
+// fast-path guard (`SlotToken::NONE`) and, if it panics, releases from slot
+// 0 first, so it never unwinds holding the lock. A forgotten guard leaves
+// the lock held and nothing dangling: a waiter's reference to the block
+// ends when it gets the lock, and an unlock drops its own before it
+// publishes the next owner.
+unsafe impl lock_api::RawMutex for RonRaw {
+    #[allow(clippy::declare_interior_mutable_const)]
+    const INIT: Self = Self::new();
+    type Guard = SlotToken;
+
+    #[inline]
+    fn lock(&self) -> SlotToken {
+        self.acquire()
+    }
+
+    #[inline]
+    fn try_lock(&self) -> Option<SlotToken> {
+        self.try_acquire()
+    }
+
+    #[inline]
+    unsafe fn unlock(&self, guard: SlotToken) {
+        // SAFETY: the caller holds the lock with `guard`, as
+        // `RawMutex::unlock` requires.
+        unsafe { self.release(guard) }
+    }
+
+    #[inline]
+    fn is_locked(&self) -> bool {
+        self.is_held()
+    }
+}
+
+#[cfg(not(loom))]
+// SAFETY: `release_fair` is `release`, which already hands over to the next
+// registered slot; the `RawMutex` argument above covers it.
+unsafe impl lock_api::RawMutexFair for RonRaw {
+    #[inline]
+    unsafe fn unlock_fair(&self, guard: SlotToken) {
+        // SAFETY: the caller holds the lock with `guard`.
+        unsafe { self.release_fair(guard) }
+    }
 }
