@@ -60,8 +60,8 @@ use crossbeam_utils::CachePadded;
 
 use crate::mcs_queue::McsQueue;
 use crate::relax::{DefaultRelax, Relax};
-use crate::slots::SlotToken;
 use crate::sync::{AtomicBool, AtomicU32, Ordering};
+use crate::token::PlaceToken;
 use crate::ttas::Ttas;
 use crate::unwind::OnUnwind;
 
@@ -98,7 +98,7 @@ impl Local {
 /// * **Cost:** `128 * (N + 1)` bytes; two CASes, one store and one
 ///   `fetch_and` uncontended.
 ///
-/// The guard ([`SlotToken`]) carries the index of the local lock the
+/// The guard ([`PlaceToken`]) carries the index of the local lock the
 /// acquirer went through, so the unlock needs no CPU hint.
 pub struct CBoMcs<const N: usize = 8, R: Relax = DefaultRelax> {
     global: CachePadded<Ttas<R>>,
@@ -121,13 +121,13 @@ impl<const N: usize, R: Relax> CBoMcs<N, R> {
 
     /// Acquires the lock through the caller's group (from the topology hint).
     #[inline]
-    pub fn acquire(&self) -> SlotToken {
+    pub fn acquire(&self) -> PlaceToken {
         self.acquire_in(crate::groups::group_of(crate::hint::current_cpu()))
     }
 
     /// Acquires the lock through local lock `group % N` (any value is safe).
     #[inline]
-    pub fn acquire_in(&self, group: usize) -> SlotToken {
+    pub fn acquire_in(&self, group: usize) -> PlaceToken {
         let g = group % N;
         let l = &self.locals[g];
         if !l.q.try_fast() {
@@ -151,12 +151,12 @@ impl<const N: usize, R: Relax> CBoMcs<N, R> {
             self.global.acquire_slow();
             holding_local.disarm();
         }
-        SlotToken::at(g)
+        PlaceToken::at(g)
     }
 
     /// Takes the lock if both its local lock (of the caller's group) and
     /// the global lock are free.
-    pub fn try_acquire(&self) -> Option<SlotToken> {
+    pub fn try_acquire(&self) -> Option<PlaceToken> {
         let g = crate::groups::group_of(crate::hint::current_cpu()) % N;
         let l = &self.locals[g];
         if !l.q.try_fast() {
@@ -166,10 +166,10 @@ impl<const N: usize, R: Relax> CBoMcs<N, R> {
         // waiter, so the fast CAS above fails; checked anyway.)
         if l.passed.load(Ordering::Relaxed) {
             l.passed.store(false, Ordering::Relaxed);
-            return Some(SlotToken::at(g));
+            return Some(PlaceToken::at(g));
         }
         if self.global.try_acquire().is_some() {
-            return Some(SlotToken::at(g));
+            return Some(PlaceToken::at(g));
         }
         // SAFETY: we hold the local lock (fast CAS above).
         unsafe { l.q.release() };
@@ -182,8 +182,8 @@ impl<const N: usize, R: Relax> CBoMcs<N, R> {
     /// # Safety
     /// The caller holds the lock, acquired with `token`'s acquisition.
     #[inline]
-    pub unsafe fn release(&self, token: SlotToken) {
-        let l = &self.locals[token.slot().unwrap_or(0) % N];
+    pub unsafe fn release(&self, token: PlaceToken) {
+        let l = &self.locals[token.index().unwrap_or(0) % N];
         // Relaxed: owner-only fields (see `acquire_in`).
         let h = l.handovers.load(Ordering::Relaxed);
         if h < COHORT_HANDOVERS && l.q.has_waiters() {
@@ -214,8 +214,8 @@ impl<const N: usize, R: Relax> CBoMcs<N, R> {
     ///
     /// # Safety
     /// As for [`release`](Self::release).
-    pub unsafe fn release_fair(&self, token: SlotToken) {
-        let l = &self.locals[token.slot().unwrap_or(0) % N];
+    pub unsafe fn release_fair(&self, token: PlaceToken) {
+        let l = &self.locals[token.index().unwrap_or(0) % N];
         // SAFETY: same contract.
         unsafe { self.release_both(l) }
     }
@@ -250,20 +250,20 @@ crate::raw_impl::impl_default_debug! {
 unsafe impl<const N: usize, R: Relax> lock_api::RawMutex for CBoMcs<N, R> {
     #[allow(clippy::declare_interior_mutable_const)]
     const INIT: Self = Self::new();
-    type Guard = SlotToken;
+    type Guard = PlaceToken;
 
     #[inline]
-    fn lock(&self) -> SlotToken {
+    fn lock(&self) -> PlaceToken {
         self.acquire()
     }
 
     #[inline]
-    fn try_lock(&self) -> Option<SlotToken> {
+    fn try_lock(&self) -> Option<PlaceToken> {
         self.try_acquire()
     }
 
     #[inline]
-    unsafe fn unlock(&self, guard: SlotToken) {
+    unsafe fn unlock(&self, guard: PlaceToken) {
         // SAFETY: the caller holds the lock with `guard`, as
         // `RawMutex::unlock` requires.
         unsafe { self.release(guard) }
@@ -281,7 +281,7 @@ unsafe impl<const N: usize, R: Relax> lock_api::RawMutex for CBoMcs<N, R> {
 // threshold is hit.
 unsafe impl<const N: usize, R: Relax> lock_api::RawMutexFair for CBoMcs<N, R> {
     #[inline]
-    unsafe fn unlock_fair(&self, guard: SlotToken) {
+    unsafe fn unlock_fair(&self, guard: PlaceToken) {
         // SAFETY: the caller holds the lock with `guard`.
         unsafe { self.release_fair(guard) }
     }

@@ -12,6 +12,8 @@
 //! happened in a row; otherwise it releases the global lock, then the local
 //! one. `G = 1` with a route is per-CPU, a large `G` is one group (a ticket
 //! lock with an extra level). The local lock's index is carried in the guard.
+//! These *route groups* are `Fsl`'s own: the [`groups`](crate::groups)
+//! table that `Cna` and `CBoMcs` use plays no part here.
 //!
 //! ## States (per local lock `g`, plus the global ticket lock)
 //! | global | local `g` (`next - serving`) | `passed[g]` | meaning |
@@ -52,9 +54,9 @@ use core::marker::PhantomData;
 use crossbeam_utils::CachePadded;
 
 use crate::relax::{DefaultRelax, Relax};
-use crate::slots::SlotToken;
 use crate::sync::{AtomicBool, AtomicU32, Ordering};
 use crate::ticket::TicketCore;
+use crate::token::PlaceToken;
 
 /// Consecutive local handovers before an `Fsl` group must give the global
 /// lock back (the fairness threshold).
@@ -88,7 +90,7 @@ impl Local {
 /// * **Cost:** `128 * (L + 1)` bytes; two `fetch_add`s and two stores
 ///   uncontended.
 ///
-/// The guard ([`SlotToken`]) carries the index of the local lock the
+/// The guard ([`PlaceToken`]) carries the index of the local lock the
 /// acquirer went through, so the unlock needs no CPU hint.
 pub struct Fsl<const G: usize, const L: usize = 16, R: Relax = DefaultRelax> {
     global: CachePadded<TicketCore>,
@@ -118,17 +120,17 @@ impl<const G: usize, const L: usize, R: Relax> Fsl<G, L, R> {
 
     /// Acquires the lock through the caller's group (CPU hint + route).
     #[inline]
-    pub fn acquire(&self) -> SlotToken {
+    pub fn acquire(&self) -> PlaceToken {
         self.acquire_local(group_index::<G, L>(crate::hint::current_cpu()))
     }
 
     /// Acquires the lock through local lock `local % L` (any value is safe).
-    pub fn acquire_in(&self, local: usize) -> SlotToken {
+    pub fn acquire_in(&self, local: usize) -> PlaceToken {
         self.acquire_local(local % L)
     }
 
     #[inline]
-    fn acquire_local(&self, g: usize) -> SlotToken {
+    fn acquire_local(&self, g: usize) -> PlaceToken {
         let l = &self.locals[g];
         l.tickets.lock::<R>("Fsl");
         // Relaxed: owner-only field, ordered by the local ticket lock.
@@ -137,12 +139,12 @@ impl<const G: usize, const L: usize, R: Relax> Fsl<G, L, R> {
         } else {
             self.global.lock::<R>("Fsl");
         }
-        SlotToken::at(g)
+        PlaceToken::at(g)
     }
 
     /// Takes the lock if the caller's local lock and the global lock are
     /// both free and unqueued.
-    pub fn try_acquire(&self) -> Option<SlotToken> {
+    pub fn try_acquire(&self) -> Option<PlaceToken> {
         let g = group_index::<G, L>(crate::hint::current_cpu());
         let l = &self.locals[g];
         if !l.tickets.try_lock() {
@@ -152,10 +154,10 @@ impl<const G: usize, const L: usize, R: Relax> Fsl<G, L, R> {
         // the try above fails; checked anyway).
         if l.passed.load(Ordering::Relaxed) {
             l.passed.store(false, Ordering::Relaxed);
-            return Some(SlotToken::at(g));
+            return Some(PlaceToken::at(g));
         }
         if self.global.try_lock() {
-            return Some(SlotToken::at(g));
+            return Some(PlaceToken::at(g));
         }
         // SAFETY: we hold the local ticket lock (`try_lock` above).
         unsafe { l.tickets.unlock() };
@@ -168,8 +170,8 @@ impl<const G: usize, const L: usize, R: Relax> Fsl<G, L, R> {
     /// # Safety
     /// The caller holds the lock, acquired with `token`'s acquisition.
     #[inline]
-    pub unsafe fn release(&self, token: SlotToken) {
-        let l = &self.locals[token.slot().unwrap_or(0) % L];
+    pub unsafe fn release(&self, token: PlaceToken) {
+        let l = &self.locals[token.index().unwrap_or(0) % L];
         let h = l.handovers.load(Ordering::Relaxed); // owner-only field
         if h < FSL_HANDOVERS && l.tickets.has_waiters() {
             l.handovers.store(h + 1, Ordering::Relaxed); // owner-only field
@@ -199,9 +201,9 @@ impl<const G: usize, const L: usize, R: Relax> Fsl<G, L, R> {
     ///
     /// # Safety
     /// As for [`release`](Self::release).
-    pub unsafe fn release_fair(&self, token: SlotToken) {
+    pub unsafe fn release_fair(&self, token: PlaceToken) {
         // SAFETY: same contract.
-        unsafe { Self::release_both(&self.global, &self.locals[token.slot().unwrap_or(0) % L]) }
+        unsafe { Self::release_both(&self.global, &self.locals[token.index().unwrap_or(0) % L]) }
     }
 
     /// Whether the lock is held (a momentary snapshot).
@@ -235,20 +237,20 @@ crate::raw_impl::impl_default_debug! {
 unsafe impl<const G: usize, const L: usize, R: Relax> lock_api::RawMutex for Fsl<G, L, R> {
     #[allow(clippy::declare_interior_mutable_const)]
     const INIT: Self = Self::new();
-    type Guard = SlotToken;
+    type Guard = PlaceToken;
 
     #[inline]
-    fn lock(&self) -> SlotToken {
+    fn lock(&self) -> PlaceToken {
         self.acquire()
     }
 
     #[inline]
-    fn try_lock(&self) -> Option<SlotToken> {
+    fn try_lock(&self) -> Option<PlaceToken> {
         self.try_acquire()
     }
 
     #[inline]
-    unsafe fn unlock(&self, guard: SlotToken) {
+    unsafe fn unlock(&self, guard: PlaceToken) {
         // SAFETY: the caller holds the lock with `guard`, as
         // `RawMutex::unlock` requires.
         unsafe { self.release(guard) }
@@ -265,7 +267,7 @@ unsafe impl<const G: usize, const L: usize, R: Relax> lock_api::RawMutex for Fsl
 // the `release` path the argument above covers when the threshold is hit.
 unsafe impl<const G: usize, const L: usize, R: Relax> lock_api::RawMutexFair for Fsl<G, L, R> {
     #[inline]
-    unsafe fn unlock_fair(&self, guard: SlotToken) {
+    unsafe fn unlock_fair(&self, guard: PlaceToken) {
         // SAFETY: the caller holds the lock with `guard`.
         unsafe { self.release_fair(guard) }
     }

@@ -37,21 +37,21 @@ impl Deref for InUse {
 
 /// The public entry points of a slotted lock with `S` slots whose type has
 /// `fn try_fast(&self) -> bool` (one CAS on its `InUse`) and
-/// `fn acquire_slow(&self, slot: usize, on_wait: impl FnOnce()) -> SlotToken`.
+/// `fn acquire_slow(&self, slot: usize, on_wait: impl FnOnce()) -> PlaceToken`.
 /// Expands inside the type's `impl` block.
 macro_rules! slotted_entry_points {
     () => {
         /// Acquires the lock, waiting in the caller's slot (from the CPU hint).
         #[inline]
-        pub fn acquire(&self) -> $crate::slots::SlotToken {
+        pub fn acquire(&self) -> $crate::token::PlaceToken {
             if self.try_fast() {
-                return $crate::slots::SlotToken::NONE;
+                return $crate::token::PlaceToken::NONE;
             }
             self.acquire_slow($crate::slots::slot_hint::<S>(), || ())
         }
 
         /// Acquires the lock waiting in slot `slot % S` (any value is safe).
-        pub fn acquire_in(&self, slot: usize) -> $crate::slots::SlotToken {
+        pub fn acquire_in(&self, slot: usize) -> $crate::token::PlaceToken {
             self.acquire_in_observed(slot, || ())
         }
 
@@ -63,24 +63,24 @@ macro_rules! slotted_entry_points {
             &self,
             slot: usize,
             on_wait: impl FnOnce(),
-        ) -> $crate::slots::SlotToken {
+        ) -> $crate::token::PlaceToken {
             if self.try_fast() {
                 // `on_wait` is caller code: if it panics, give the lock back.
                 let held = $crate::unwind::OnUnwind::new(|| {
                     // SAFETY: we hold the lock (the fast path just took it).
-                    unsafe { self.release($crate::slots::SlotToken::at(0)) }
+                    unsafe { self.release($crate::token::PlaceToken::at(0)) }
                 });
                 on_wait();
                 held.disarm();
-                return $crate::slots::SlotToken::NONE;
+                return $crate::token::PlaceToken::NONE;
             }
             self.acquire_slow(slot % S, on_wait)
         }
 
         /// Takes the lock if it is free; never waits in a slot.
         #[inline]
-        pub fn try_acquire(&self) -> Option<$crate::slots::SlotToken> {
-            self.try_fast().then_some($crate::slots::SlotToken::NONE)
+        pub fn try_acquire(&self) -> Option<$crate::token::PlaceToken> {
+            self.try_fast().then_some($crate::token::PlaceToken::NONE)
         }
     };
 }

@@ -32,8 +32,11 @@
 //!
 //! ## The locks
 //! Every lock is a `lock_api::RawMutex` whose guard state (`RawMutex::Guard`)
-//! carries what its unlock needs (the acquirer's slot or queue node), so
-//! unlocking never depends on the CPU the thread runs on at that moment.
+//! carries what its unlock needs ([`PlaceToken`]: the acquirer's slot, row
+//! or local lock; `()` for the others), so unlocking never depends on the
+//! CPU the thread runs on at that moment. Each lock lives in the file named
+//! after it, with its state table at the top and its `RawMutex` impl
+//! written out at the bottom, under a SAFETY argument for that lock.
 //!
 //! | type | algorithm | bytes per lock | guarantees |
 //! |---|---|---|---|
@@ -45,13 +48,48 @@
 //! | [`Ron`] | RON Algorithm 1 with a claim step | `128 * (S + 1)` | mutual exclusion, progress, bound `S - 1` (+1) for claimers |
 //! | [`ShRon`] | compact RON: one word + 2 bits per CPU in a process-wide wait table (column claimed on first contention) | 8 | mutual exclusion, progress, bound `MAX_CPUS_IN_TABLE - 1` (+1) for claimers |
 //! | [`Cna`] | compact NUMA-aware MCS (waiters-only queue, secondary queue, flush threshold, shuffle reduction) | 8 | mutual exclusion, progress, bounded by the flush threshold `2^FLUSH_LOG2` |
-//! | [`CBoMcs`] | cohort lock: per-group MCS + global backoff TAS | `128 * (N + 1)`, 1152 for `N = 8` | mutual exclusion, progress; group turns capped at 65 acquisitions, no global order |
-//! | [`Fsl`] | two-level ticket lock, groups of `G` route neighbours | `128 * (L + 1)`, 2176 for `L = 16` | mutual exclusion, progress, FIFO in a group and between groups |
+//! | [`CBoMcs`] | cohort lock: per-group MCS + global [`Ttas`] with backoff | `128 * (N + 1)`, 1152 for `N = 8` | mutual exclusion, progress; group turns capped at 65 acquisitions, no global order |
+//! | [`Fsl`] | two-level ticket lock ([`Ticket`]'s protocol at both levels), groups of `G` route neighbours | `128 * (L + 1)`, 2176 for `L = 16` | mutual exclusion, progress, FIFO in a group and between groups |
 //! | [`Mcs`] | MCS queue lock (waiters-only queue; zero-size guard, nest- and forget-safe) | 8 | mutual exclusion, progress, FIFO (bound `q`) |
 //! | [`Ticket`] | FIFO ticket lock | 8 | mutual exclusion, progress, FIFO (bound `q`) |
 //! | [`Ttas`] | test-and-test-and-set (glibc `pthread_spin_lock` shape) | 1 | mutual exclusion, progress; no waiting bound |
 //! | [`Tas`] | test-and-set | 1 | mutual exclusion, progress; no waiting bound |
 //! | [`RonPark`] (`std`) | RON slots whose waiters spin, then sleep on a futex; a release wakes the next sleeper along the route | `128 * (S + 2)`, 2304 for `S = 16` | mutual exclusion, progress; no waiting bound |
+//!
+//! ## Where things are
+//! | file | role |
+//! |---|---|
+//! | `ron_raw/` | [`RonRaw`] (`mod.rs`) and [`RonInline`] (`inline.rs`): lock word (`word.rs`), waiting policy (`wait.rs`), pooled slot blocks (`pool.rs`) |
+//! | `ron_park.rs` | [`RonPark`]: RON slots with futex sleeping (`std`) |
+//! | `nxt_ron.rs` | [`NxtRon`]: RON Algorithm 3 with a bitmap successor search |
+//! | `ron_plock.rs` | [`RonPlock`]: RON Algorithm 3 with a linear successor scan |
+//! | `plock.rs` | the RON Algorithm 3 core shared by `NxtRon` and `RonPlock` |
+//! | `ron_ticket.rs` | [`RonTicket`]: RON Algorithm 2, a ticket lock per slot |
+//! | `ron.rs` | [`Ron`]: RON Algorithm 1 with a claim step |
+//! | `sh_ron.rs` | [`ShRon`]: one-word RON over a process-wide wait table |
+//! | `cna.rs` | [`Cna`]: compact NUMA-aware MCS |
+//! | `cbo_mcs.rs` | [`CBoMcs`]: cohort lock, per-group MCS + global `Ttas` |
+//! | `fsl.rs` | [`Fsl`]: two-level ticket lock over route groups |
+//! | `mcs.rs` | [`Mcs`]: MCS queue lock |
+//! | `mcs_queue.rs` | the waiters-only MCS queue shared by `Mcs`, `Cna`, `CBoMcs` |
+//! | `ticket.rs` | [`Ticket`], and the ticket core `Fsl` uses at both levels |
+//! | `ttas.rs` | [`Ttas`]: test-and-test-and-set |
+//! | `tas.rs` | [`Tas`]: test-and-set |
+//! | `flag.rs` | the test-and-set flag under `Tas`, `Ttas` and the slotted locks' `in_use` |
+//! | `in_use.rs` | the slotted locks' `in_use` flag and their shared entry points |
+//! | `slots.rs` | slot words, the waiting-slot bitmap, the slot from the CPU hint |
+//! | [`token`] | [`PlaceToken`], the guard of the slot, row and group locks |
+//! | [`route`] | the process-wide route (CPU -> position on the tour) |
+//! | [`groups`] | CPU -> group table (`Cna`, `CBoMcs`) |
+//! | [`hint`] | the CPU hint and its provider |
+//! | [`relax`] | waiting policies (`Relax`) |
+//! | [`condvar`] | [`RonCondvar`] / [`Condvar`] for every lock |
+//! | [`timed`] (`std`) | deadlines for `lock_api`'s timed locking |
+//! | `futex.rs` | futex wait and wake (`std`, `RonPark`) |
+//! | `raw_impl.rs` | the `Default` / `Debug` macro every lock uses |
+//! | `unwind.rs` | drop guards that clean up or abort on unwinding |
+//! | `sync.rs` | atomics from `core`, loom, shuttle or the VM |
+//! | `coverage.rs` | protocol-path counters for the verification suites |
 //!
 //! ## Which lock to pick
 //! * [`RonRaw`] ([`RonMutex`]) for almost everything: 16 bytes, so a lock per
@@ -124,6 +162,7 @@ pub mod slots;
 mod sync;
 #[cfg(feature = "std")]
 pub mod timed;
+pub mod token;
 mod unwind;
 
 pub mod nxt_ron;
@@ -154,7 +193,7 @@ pub use ron_park::RonPark;
 pub use ron_plock::RonPlock;
 pub use ron_raw::{RonInline, RonRaw};
 pub use ron_ticket::RonTicket;
-pub use slots::SlotToken;
+pub use token::{PlaceToken, SlotToken};
 
 pub use cbo_mcs::CBoMcs;
 pub use cna::Cna;

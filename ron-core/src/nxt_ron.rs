@@ -30,7 +30,7 @@ use core::marker::PhantomData;
 
 use crate::plock::Plock;
 use crate::relax::{DefaultRelax, Relax};
-use crate::slots::SlotToken;
+use crate::token::PlaceToken;
 
 /// nxtRON: RON-plock plus a bitmap of slots that have waiters, so the
 /// unlock finds the next waiting slot along the route by rotate +
@@ -86,7 +86,7 @@ impl<const S: usize, R: Relax> NxtRon<S, R> {
 
     /// Counts the caller in slot `slot` and waits for a grant or a free lock.
     #[cold]
-    fn acquire_slow(&self, slot: usize, on_wait: impl FnOnce()) -> SlotToken {
+    fn acquire_slow(&self, slot: usize, on_wait: impl FnOnce()) -> PlaceToken {
         self.inner.acquire_slow::<R>(slot, on_wait)
     }
 
@@ -96,7 +96,7 @@ impl<const S: usize, R: Relax> NxtRon<S, R> {
     /// # Safety
     /// The caller holds the lock, acquired with `token`'s acquisition.
     #[inline]
-    pub unsafe fn release(&self, token: SlotToken) {
+    pub unsafe fn release(&self, token: PlaceToken) {
         // SAFETY: forwarded contract.
         unsafe { self.inner.release(token) }
     }
@@ -106,7 +106,7 @@ impl<const S: usize, R: Relax> NxtRon<S, R> {
     /// # Safety
     /// As for [`release`](Self::release).
     #[inline]
-    pub unsafe fn release_fair(&self, token: SlotToken) {
+    pub unsafe fn release_fair(&self, token: PlaceToken) {
         // SAFETY: forwarded contract.
         unsafe { self.inner.release(token) }
     }
@@ -138,27 +138,27 @@ crate::raw_impl::impl_default_debug! {
 // panics leaves its slot by one CAS, taking and passing on a grant it
 // would strand ((1, 1) -> (0, 0)), so it unwinds owning nothing and leaves
 // nothing behind. `unlock` asks the CPU hint only for a fast-path guard
-// (`SlotToken::NONE`); if the hint panics it releases from slot 0 first
-// (`SlotToken::release_from_slot`), so it never unwinds holding the lock.
+// (`PlaceToken::NONE`); if the hint panics it releases from slot 0 first
+// (`PlaceToken::release_from_slot`), so it never unwinds holding the lock.
 // A forgotten guard leaves the lock held; waiters are counts in slot
 // words, not nodes, so nothing dangles.
 unsafe impl<const S: usize, R: Relax> lock_api::RawMutex for NxtRon<S, R> {
     #[allow(clippy::declare_interior_mutable_const)]
     const INIT: Self = Self::new();
-    type Guard = SlotToken;
+    type Guard = PlaceToken;
 
     #[inline]
-    fn lock(&self) -> SlotToken {
+    fn lock(&self) -> PlaceToken {
         self.acquire()
     }
 
     #[inline]
-    fn try_lock(&self) -> Option<SlotToken> {
+    fn try_lock(&self) -> Option<PlaceToken> {
         self.try_acquire()
     }
 
     #[inline]
-    unsafe fn unlock(&self, guard: SlotToken) {
+    unsafe fn unlock(&self, guard: PlaceToken) {
         // SAFETY: the caller holds the lock with `guard`, as
         // `RawMutex::unlock` requires.
         unsafe { self.release(guard) }
@@ -175,7 +175,7 @@ unsafe impl<const S: usize, R: Relax> lock_api::RawMutex for NxtRon<S, R> {
 // next waiting slot; the `RawMutex` argument above covers it.
 unsafe impl<const S: usize, R: Relax> lock_api::RawMutexFair for NxtRon<S, R> {
     #[inline]
-    unsafe fn unlock_fair(&self, guard: SlotToken) {
+    unsafe fn unlock_fair(&self, guard: PlaceToken) {
         // SAFETY: the caller holds the lock with `guard`.
         unsafe { self.release_fair(guard) }
     }

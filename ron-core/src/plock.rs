@@ -37,7 +37,8 @@
 
 use crate::in_use::InUse;
 use crate::relax::Relax;
-use crate::slots::{SlotTable, SlotToken};
+use crate::slots::SlotTable;
+use crate::token::PlaceToken;
 use crate::unwind::OnUnwind;
 
 /// The plock protocol over `S` slots; `BITMAP` selects the successor search.
@@ -60,7 +61,7 @@ impl<const S: usize, const BITMAP: bool> Plock<S, BITMAP> {
     }
 
     #[cold]
-    pub(crate) fn acquire_slow<R: Relax>(&self, s: usize, on_wait: impl FnOnce()) -> SlotToken {
+    pub(crate) fn acquire_slow<R: Relax>(&self, s: usize, on_wait: impl FnOnce()) -> PlaceToken {
         // User code before registering: a panic here leaves nothing behind.
         let mut relax = R::default();
         let before = self.slots.register::<BITMAP>(s);
@@ -74,7 +75,7 @@ impl<const S: usize, const BITMAP: bool> Plock<S, BITMAP> {
         let registered = OnUnwind::new(|| {
             if self.slots.leave::<BITMAP>(s) {
                 crate::coverage::hit!("plock.unwind_took_grant");
-                self.release_slow(SlotToken::at(s));
+                self.release_slow(PlaceToken::at(s));
             } else {
                 crate::coverage::hit!("plock.unwind_left");
             }
@@ -84,13 +85,13 @@ impl<const S: usize, const BITMAP: bool> Plock<S, BITMAP> {
             if self.slots.try_take_grant::<BITMAP>(s) {
                 mark::<BITMAP>(Path::GrantTaken);
                 registered.disarm();
-                return SlotToken::at(s);
+                return PlaceToken::at(s);
             }
             if self.in_use.take_if_free() {
                 mark::<BITMAP>(Path::FreeTaken);
                 self.slots.unregister::<BITMAP>(s);
                 registered.disarm();
-                return SlotToken::at(s);
+                return PlaceToken::at(s);
             }
             relax.relax();
         }
@@ -99,7 +100,7 @@ impl<const S: usize, const BITMAP: bool> Plock<S, BITMAP> {
     /// # Safety
     /// The caller holds the lock.
     #[inline]
-    pub(crate) unsafe fn release(&self, token: SlotToken) {
+    pub(crate) unsafe fn release(&self, token: PlaceToken) {
         if BITMAP && !self.slots.any_marked() {
             mark::<BITMAP>(Path::FreedNoMark);
             self.in_use.free();
@@ -109,7 +110,7 @@ impl<const S: usize, const BITMAP: bool> Plock<S, BITMAP> {
     }
 
     #[cold]
-    fn release_slow(&self, token: SlotToken) {
+    fn release_slow(&self, token: PlaceToken) {
         token.release_from_slot::<S>(|from| {
             let granted = if BITMAP {
                 self.slots.grant_next_bitmap(from)

@@ -70,16 +70,26 @@ use crossbeam_utils::CachePadded;
 
 use crate::in_use::InUse;
 use crate::relax::{DefaultRelax, Relax};
-use crate::slots::SlotToken;
 use crate::sync::{AtomicU8, Ordering};
+use crate::token::PlaceToken;
 use crate::unwind::OnUnwind;
 
 const FREE: u8 = 0;
 const WAITING: u8 = 1;
 const GRANTED: u8 = 2;
 
-/// RON Algorithm 1 with a claim step: `S` slots of one flag each; see the
-/// [module docs](self).
+/// RON Algorithm 1 with a claim step: `S` slots of one flag each.
+///
+/// * **States:** `in_use`, and per slot a flag `FREE` / `WAITING` /
+///   `GRANTED`; table in the [module docs](self).
+/// * **Guarantees:** mutual exclusion under any schedule and hint;
+///   progress; a thread that claimed its slot waits for at most `S - 1`
+///   other acquisitions plus one racing fast-path acquisition.
+/// * **Panics:** a claimer whose `Relax` panics gives its claim back (or
+///   takes a grant that beat it and hands the lock on), then unwinds; an
+///   unlock whose CPU hint panics releases the lock first.
+/// * **Cost:** `128 * (S + 1)` bytes; one CAS, a scan of `S` flags and a
+///   store uncontended.
 pub struct Ron<const S: usize, R: Relax = DefaultRelax> {
     in_use: InUse,
     flags: [CachePadded<AtomicU8>; S],
@@ -107,7 +117,7 @@ impl<const S: usize, R: Relax> Ron<S, R> {
     }
 
     #[cold]
-    fn acquire_slow(&self, s: usize, on_wait: impl FnOnce()) -> SlotToken {
+    fn acquire_slow(&self, s: usize, on_wait: impl FnOnce()) -> PlaceToken {
         // User code before claiming: a panic here leaves nothing behind.
         let mut relax = R::default();
         let claimed = Cell::new(self.claim(s));
@@ -119,7 +129,7 @@ impl<const S: usize, R: Relax> Ron<S, R> {
         loop {
             if self.look(s, &claimed) {
                 guard.disarm();
-                return SlotToken::at(s);
+                return PlaceToken::at(s);
             }
             relax.relax();
         }
@@ -179,9 +189,9 @@ impl<const S: usize, R: Relax> Ron<S, R> {
     /// Tries to take the lock until `deadline`, waiting in the caller's
     /// slot (from the CPU hint); see [`try_acquire_in_until`](Self::try_acquire_in_until).
     #[cfg(feature = "std")]
-    pub fn try_acquire_until(&self, deadline: crate::timed::Deadline) -> Option<SlotToken> {
+    pub fn try_acquire_until(&self, deadline: crate::timed::Deadline) -> Option<PlaceToken> {
         if self.try_fast() {
-            return Some(SlotToken::NONE);
+            return Some(PlaceToken::NONE);
         }
         self.try_acquire_in_until(crate::slots::slot_hint::<S>(), deadline)
     }
@@ -193,7 +203,7 @@ impl<const S: usize, R: Relax> Ron<S, R> {
         &self,
         slot: usize,
         deadline: crate::timed::Deadline,
-    ) -> Option<SlotToken> {
+    ) -> Option<PlaceToken> {
         self.try_acquire_in_while(slot, || !deadline.expired())
     }
 
@@ -213,10 +223,10 @@ impl<const S: usize, R: Relax> Ron<S, R> {
         &self,
         slot: usize,
         mut keep_waiting: impl FnMut() -> bool,
-    ) -> Option<SlotToken> {
+    ) -> Option<PlaceToken> {
         let s = slot % S;
         if self.try_fast() {
-            return Some(SlotToken::NONE);
+            return Some(PlaceToken::NONE);
         }
         // User code before claiming: a panic here leaves nothing behind.
         let mut relax = R::default();
@@ -225,7 +235,7 @@ impl<const S: usize, R: Relax> Ron<S, R> {
         loop {
             if self.look(s, &claimed) {
                 guard.disarm();
-                return Some(SlotToken::at(s));
+                return Some(PlaceToken::at(s));
             }
             if !keep_waiting() {
                 guard.disarm();
@@ -237,7 +247,7 @@ impl<const S: usize, R: Relax> Ron<S, R> {
                     None
                 } else {
                     crate::coverage::hit!("ron.timed_grant_won");
-                    Some(SlotToken::at(s))
+                    Some(PlaceToken::at(s))
                 };
             }
             relax.relax();
@@ -285,7 +295,7 @@ impl<const S: usize, R: Relax> Ron<S, R> {
     /// # Safety
     /// The caller holds the lock, acquired with `token`'s acquisition.
     #[inline]
-    pub unsafe fn release(&self, token: SlotToken) {
+    pub unsafe fn release(&self, token: PlaceToken) {
         token.release_from_slot::<S>(|from| self.release_from(from));
     }
 
@@ -312,7 +322,7 @@ impl<const S: usize, R: Relax> Ron<S, R> {
     /// # Safety
     /// As for [`release`](Self::release).
     #[inline]
-    pub unsafe fn release_fair(&self, token: SlotToken) {
+    pub unsafe fn release_fair(&self, token: PlaceToken) {
         // SAFETY: same contract.
         unsafe { self.release(token) }
     }
@@ -343,27 +353,27 @@ crate::raw_impl::impl_default_debug! {
 // never who owns the lock. A claimer whose `Relax` panics withdraws with a
 // CAS `WAITING -> FREE` that races the grant CAS; if the grant won it owns
 // the lock and releases it, so it unwinds owning nothing. `unlock` asks the
-// CPU hint only for a fast-path guard (`SlotToken::NONE`); if the hint
+// CPU hint only for a fast-path guard (`PlaceToken::NONE`); if the hint
 // panics it releases from slot 0 first, so it never unwinds holding the
 // lock. A forgotten guard leaves the lock held; claims are flags in the
 // lock, not nodes, so nothing dangles.
 unsafe impl<const S: usize, R: Relax> lock_api::RawMutex for Ron<S, R> {
     #[allow(clippy::declare_interior_mutable_const)]
     const INIT: Self = Self::new();
-    type Guard = SlotToken;
+    type Guard = PlaceToken;
 
     #[inline]
-    fn lock(&self) -> SlotToken {
+    fn lock(&self) -> PlaceToken {
         self.acquire()
     }
 
     #[inline]
-    fn try_lock(&self) -> Option<SlotToken> {
+    fn try_lock(&self) -> Option<PlaceToken> {
         self.try_acquire()
     }
 
     #[inline]
-    unsafe fn unlock(&self, guard: SlotToken) {
+    unsafe fn unlock(&self, guard: PlaceToken) {
         // SAFETY: the caller holds the lock with `guard`, as
         // `RawMutex::unlock` requires.
         unsafe { self.release(guard) }
@@ -380,7 +390,7 @@ unsafe impl<const S: usize, R: Relax> lock_api::RawMutex for Ron<S, R> {
 // next claimed slot; the `RawMutex` argument above covers it.
 unsafe impl<const S: usize, R: Relax> lock_api::RawMutexFair for Ron<S, R> {
     #[inline]
-    unsafe fn unlock_fair(&self, guard: SlotToken) {
+    unsafe fn unlock_fair(&self, guard: PlaceToken) {
         // SAFETY: the caller holds the lock with `guard`.
         unsafe { self.release_fair(guard) }
     }

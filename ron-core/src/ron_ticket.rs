@@ -58,8 +58,8 @@ use crossbeam_utils::CachePadded;
 
 use crate::in_use::InUse;
 use crate::relax::{DefaultRelax, Relax};
-use crate::slots::SlotToken;
 use crate::sync::{AtomicBool, AtomicU32, Ordering};
+use crate::token::PlaceToken;
 use crate::unwind::AbortOnUnwind;
 
 /// One slot: a ticket lock and a grant flag, alone on its cache lines.
@@ -88,8 +88,18 @@ impl TicketSlot {
     }
 }
 
-/// RON-ticket: `S` per-slot ticket locks handed over along the route; see
-/// the [module docs](self).
+/// RON-ticket: `S` per-slot ticket locks handed over along the route.
+///
+/// * **States:** `in_use`, and per slot its ticket counters and `grant`;
+///   table in the [module docs](self).
+/// * **Guarantees:** mutual exclusion under any schedule and hint;
+///   progress; FIFO inside a slot, route order between slots: a waiter
+///   with `q` waiters ahead in its slot is overtaken by at most
+///   `q + (q + 1) * (S - 1) + 1` acquisitions.
+/// * **Panics:** a `Relax` panic after taking a ticket aborts the process;
+///   an unlock whose CPU hint panics releases the lock first.
+/// * **Cost:** `128 * (S + 1)` bytes; one CAS, a scan of `S` slots and a
+///   store uncontended.
 pub struct RonTicket<const S: usize, R: Relax = DefaultRelax> {
     in_use: InUse,
     slots: [CachePadded<TicketSlot>; S],
@@ -117,7 +127,7 @@ impl<const S: usize, R: Relax> RonTicket<S, R> {
     }
 
     #[cold]
-    fn acquire_slow(&self, s: usize, on_wait: impl FnOnce()) -> SlotToken {
+    fn acquire_slow(&self, s: usize, on_wait: impl FnOnce()) -> PlaceToken {
         let slot = &self.slots[s];
         // User code before taking a ticket: a panic here leaves nothing behind.
         let mut relax = R::default();
@@ -160,7 +170,7 @@ impl<const S: usize, R: Relax> RonTicket<S, R> {
         slot.serving
             .store(ticket.wrapping_add(1), Ordering::Relaxed);
         queued.disarm();
-        SlotToken::at(s)
+        PlaceToken::at(s)
     }
 
     /// Releases the lock: grants the next slot with a queued waiter along
@@ -169,7 +179,7 @@ impl<const S: usize, R: Relax> RonTicket<S, R> {
     /// # Safety
     /// The caller holds the lock, acquired with `token`'s acquisition.
     #[inline]
-    pub unsafe fn release(&self, token: SlotToken) {
+    pub unsafe fn release(&self, token: PlaceToken) {
         token.release_from_slot::<S>(|from| self.release_from(from));
     }
 
@@ -193,7 +203,7 @@ impl<const S: usize, R: Relax> RonTicket<S, R> {
     /// # Safety
     /// As for [`release`](Self::release).
     #[inline]
-    pub unsafe fn release_fair(&self, token: SlotToken) {
+    pub unsafe fn release_fair(&self, token: PlaceToken) {
         // SAFETY: same contract.
         unsafe { self.release(token) }
     }
@@ -225,26 +235,26 @@ crate::raw_impl::impl_default_debug! {
 // never who owns the lock. A `Relax` panic after taking a ticket aborts the
 // process (the ticket cannot be given back), so `lock` never unwinds with a
 // ticket out. `unlock` asks the CPU hint only for a fast-path guard
-// (`SlotToken::NONE`); if the hint panics it releases from slot 0 first, so
+// (`PlaceToken::NONE`); if the hint panics it releases from slot 0 first, so
 // it never unwinds holding the lock. A forgotten guard leaves the lock
 // held; nothing dangles (tickets are counters in the lock).
 unsafe impl<const S: usize, R: Relax> lock_api::RawMutex for RonTicket<S, R> {
     #[allow(clippy::declare_interior_mutable_const)]
     const INIT: Self = Self::new();
-    type Guard = SlotToken;
+    type Guard = PlaceToken;
 
     #[inline]
-    fn lock(&self) -> SlotToken {
+    fn lock(&self) -> PlaceToken {
         self.acquire()
     }
 
     #[inline]
-    fn try_lock(&self) -> Option<SlotToken> {
+    fn try_lock(&self) -> Option<PlaceToken> {
         self.try_acquire()
     }
 
     #[inline]
-    unsafe fn unlock(&self, guard: SlotToken) {
+    unsafe fn unlock(&self, guard: PlaceToken) {
         // SAFETY: the caller holds the lock with `guard`, as
         // `RawMutex::unlock` requires.
         unsafe { self.release(guard) }
@@ -261,7 +271,7 @@ unsafe impl<const S: usize, R: Relax> lock_api::RawMutex for RonTicket<S, R> {
 // with a queued waiter; the `RawMutex` argument above covers it.
 unsafe impl<const S: usize, R: Relax> lock_api::RawMutexFair for RonTicket<S, R> {
     #[inline]
-    unsafe fn unlock_fair(&self, guard: SlotToken) {
+    unsafe fn unlock_fair(&self, guard: PlaceToken) {
         // SAFETY: the caller holds the lock with `guard`.
         unsafe { self.release_fair(guard) }
     }

@@ -88,8 +88,8 @@
 use core::marker::PhantomData;
 
 use crate::relax::{DefaultRelax, Relax};
-use crate::slots::SlotToken;
 use crate::sync::{AtomicU32, AtomicU64, Ordering};
+use crate::token::PlaceToken;
 use crate::unwind::OnUnwind;
 
 /// Rows of the wait table: CPU hints map to row `cpu % MAX_CPUS_IN_TABLE`.
@@ -288,7 +288,20 @@ impl Default for ShTable {
 }
 
 /// The compact RON lock: one word plus a share of the process-wide wait
-/// table; see the [module docs](self).
+/// table.
+///
+/// * **States:** the lock word (`IN_USE`, waiter count, column) and this
+///   lock's two bits per row of the table; tables in the
+///   [module docs](self).
+/// * **Guarantees:** mutual exclusion under any schedule and hint;
+///   progress; a thread that claimed its row waits for at most
+///   `MAX_CPUS_IN_TABLE - 1` other grants plus one racing fast-path
+///   acquisition (no bound for threads that could not claim a row).
+/// * **Panics:** a claimer whose `Relax` panics clears its row (or takes a
+///   grant that beat it and hands the lock on), then unwinds; an unlock
+///   whose CPU hint panics releases the lock first.
+/// * **Cost:** 8 bytes per lock, plus the shared table; one `fetch_or`,
+///   one load and one `fetch_and` uncontended.
 pub struct ShRon<R: Relax = DefaultRelax> {
     word: AtomicU64,
     #[cfg(loom)]
@@ -332,18 +345,18 @@ impl<R: Relax> ShRon<R> {
 
     /// Acquires the lock, waiting in the caller's row (from the CPU hint).
     #[inline]
-    pub fn acquire(&self) -> SlotToken {
+    pub fn acquire(&self) -> PlaceToken {
         if self.try_fast() {
-            return SlotToken::NONE;
+            return PlaceToken::NONE;
         }
         self.acquire_slow(row_hint())
     }
 
     /// Acquires the lock waiting in row `row % MAX_CPUS_IN_TABLE` (any value
     /// is safe).
-    pub fn acquire_in(&self, row: usize) -> SlotToken {
+    pub fn acquire_in(&self, row: usize) -> PlaceToken {
         if self.try_fast() {
-            return SlotToken::NONE;
+            return PlaceToken::NONE;
         }
         self.acquire_slow(row % MAX_CPUS_IN_TABLE)
     }
@@ -357,8 +370,8 @@ impl<R: Relax> ShRon<R> {
 
     /// Takes the lock if it is free; never claims a row.
     #[inline]
-    pub fn try_acquire(&self) -> Option<SlotToken> {
-        self.try_fast().then_some(SlotToken::NONE)
+    pub fn try_acquire(&self) -> Option<PlaceToken> {
+        self.try_fast().then_some(PlaceToken::NONE)
     }
 
     /// This lock's column, claiming one if it has none (`None`: table full).
@@ -407,7 +420,7 @@ impl<R: Relax> ShRon<R> {
     }
 
     #[cold]
-    fn acquire_slow(&self, row: usize) -> SlotToken {
+    fn acquire_slow(&self, row: usize) -> PlaceToken {
         // User code before claiming: a panic here leaves nothing behind.
         let mut relax = R::default();
         // Claim our row in the lock's column, if there is one.
@@ -441,7 +454,7 @@ impl<R: Relax> ShRon<R> {
                     crate::coverage::hit!("sh_ron.grant_taken");
                     self.unclaim(w, pending);
                     claimed.disarm();
-                    return SlotToken::at(row);
+                    return PlaceToken::at(row);
                 }
             }
             // Relaxed peek before the RMW (which has the Acquire).
@@ -455,7 +468,7 @@ impl<R: Relax> ShRon<R> {
                     crate::coverage::hit!("sh_ron.free_taken_unclaimed");
                 }
                 claimed.disarm();
-                return SlotToken::at(row);
+                return PlaceToken::at(row);
             }
             relax.relax();
         }
@@ -474,7 +487,7 @@ impl<R: Relax> ShRon<R> {
             crate::coverage::hit!("sh_ron.unwind_took_grant");
             // SAFETY: the grant made us the owner; `row` only picks where
             // the handover scan starts.
-            unsafe { self.release(SlotToken::at(row)) };
+            unsafe { self.release(PlaceToken::at(row)) };
         } else {
             crate::coverage::hit!("sh_ron.unwind_left");
         }
@@ -496,7 +509,7 @@ impl<R: Relax> ShRon<R> {
     /// # Safety
     /// The caller holds the lock, acquired with `token`'s acquisition.
     #[inline]
-    pub unsafe fn release(&self, token: SlotToken) {
+    pub unsafe fn release(&self, token: PlaceToken) {
         // Relaxed: the count is a hint; a claimer it misses still polls IN_USE.
         let cur = self.word.load(Ordering::Relaxed);
         if cur & COUNT_MASK != 0 && cur >> COL_SHIFT != 0 {
@@ -510,13 +523,13 @@ impl<R: Relax> ShRon<R> {
     }
 
     #[cold]
-    fn grant_next(&self, cur: u64, token: SlotToken) -> bool {
+    fn grant_next(&self, cur: u64, token: PlaceToken) -> bool {
         let col = (cur >> COL_SHIFT) as usize - 1;
         let Some(page) = self.table().page(col) else {
             return false;
         };
         let pending = 1u64 << (2 * (col % PAGE_COLUMNS));
-        let from = match token.slot() {
+        let from = match token.index() {
             Some(r) if r < MAX_CPUS_IN_TABLE => r,
             _ => {
                 // The hint is user code: asked before anything changes; if
@@ -571,7 +584,7 @@ impl<R: Relax> ShRon<R> {
     /// # Safety
     /// As for [`release`](Self::release).
     #[inline]
-    pub unsafe fn release_fair(&self, token: SlotToken) {
+    pub unsafe fn release_fair(&self, token: PlaceToken) {
         // SAFETY: same contract.
         unsafe { self.release(token) }
     }
@@ -639,27 +652,27 @@ crate::raw_impl::impl_default_debug! {
 // table page (`std`, first contention of a column) before it waits; an
 // allocation failure aborts as in any `Box::new`, and a page is never freed
 // while the process runs, so rows never dangle. `unlock` asks the CPU hint
-// only for a fast-path guard (`SlotToken::NONE`); if the hint panics it
+// only for a fast-path guard (`PlaceToken::NONE`); if the hint panics it
 // releases from row 0 first, so it never unwinds holding the lock. A
 // forgotten guard leaves the lock held; dropping an exclusively owned lock
 // gives its column back (`Drop`), which no waiter can be using.
 unsafe impl<R: Relax> lock_api::RawMutex for ShRon<R> {
     #[allow(clippy::declare_interior_mutable_const)]
     const INIT: Self = Self::new();
-    type Guard = SlotToken;
+    type Guard = PlaceToken;
 
     #[inline]
-    fn lock(&self) -> SlotToken {
+    fn lock(&self) -> PlaceToken {
         self.acquire()
     }
 
     #[inline]
-    fn try_lock(&self) -> Option<SlotToken> {
+    fn try_lock(&self) -> Option<PlaceToken> {
         self.try_acquire()
     }
 
     #[inline]
-    unsafe fn unlock(&self, guard: SlotToken) {
+    unsafe fn unlock(&self, guard: PlaceToken) {
         // SAFETY: the caller holds the lock with `guard`, as
         // `RawMutex::unlock` requires.
         unsafe { self.release(guard) }
@@ -676,7 +689,7 @@ unsafe impl<R: Relax> lock_api::RawMutex for ShRon<R> {
 // claimed row; the `RawMutex` argument above covers it.
 unsafe impl<R: Relax> lock_api::RawMutexFair for ShRon<R> {
     #[inline]
-    unsafe fn unlock_fair(&self, guard: SlotToken) {
+    unsafe fn unlock_fair(&self, guard: PlaceToken) {
         // SAFETY: the caller holds the lock with `guard`.
         unsafe { self.release_fair(guard) }
     }

@@ -1,5 +1,8 @@
 //! The slot mechanism shared by the RON family (`RonPlock`, `NxtRon`, `RonRaw`).
 //!
+//! The guard of these locks is [`PlaceToken`] (here under its slot name,
+//! [`PlaceToken`]): the slot the acquirer registered in.
+//!
 //! A lock with `S` slots keeps, per slot, one 32-bit *slot word*:
 //!
 //! | bits | meaning | written by |
@@ -40,6 +43,7 @@
 //! `SeqCst`, each marked `mutants: bitmap invariant`.
 
 use crate::sync::{AtomicU32, AtomicU64, Ordering};
+pub use crate::token::{PlaceToken, SlotToken};
 
 /// `GRANT` bit of a slot word.
 pub(crate) const GRANT: u32 = 1;
@@ -285,33 +289,7 @@ impl<const S: usize> SlotTable<S> {
     }
 }
 
-/// The guard state of the slotted locks: the slot the acquirer registered
-/// in, where the unlock scan starts, or [`SlotToken::NONE`] for an
-/// acquisition on the fast path (the unlock then asks the hint, only if it
-/// finds waiters).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SlotToken {
-    slot: u32,
-}
-
-impl SlotToken {
-    /// "Acquired without registering."
-    pub const NONE: SlotToken = SlotToken { slot: u32::MAX };
-
-    /// A token naming `slot` as the acquirer's slot. Any value is safe to
-    /// pass back to an unlock: the slot only chooses where the handover
-    /// scan starts (loom models use this to play a thread that migrated).
-    #[inline]
-    pub const fn at(slot: usize) -> SlotToken {
-        SlotToken { slot: slot as u32 }
-    }
-
-    /// The slot recorded at acquisition, if the acquirer registered.
-    #[inline]
-    pub fn slot(self) -> Option<usize> {
-        (self.slot != u32::MAX).then_some(self.slot as usize)
-    }
-
+impl PlaceToken {
     /// Runs `release_from(start)`, the release of a lock with `S` slots
     /// that scans for a successor from slot `start`: the recorded slot, or
     /// for a fast-path acquisition the caller's current slot (CPU hint).
@@ -321,7 +299,7 @@ impl SlotToken {
     /// unwinds with the lock held.
     #[inline]
     pub(crate) fn release_from_slot<const S: usize>(self, release_from: impl Fn(usize)) {
-        let start = match self.slot() {
+        let start = match self.index() {
             Some(s) if s < S => s,
             _ => {
                 let on_unwind = crate::unwind::OnUnwind::new(|| release_from(0));
