@@ -98,12 +98,16 @@ impl TicketCore {
     #[inline]
     pub(crate) fn try_lock(&self) -> bool {
         // Acquire: if `s` was written by an unlock, its critical section
-        // happens-before ours.
+        // happens-before ours. mutants: not load-bearing alone: the Acquire
+        // RMW in `confirm_served` reads the same unlock's store, so loom
+        // kills neither of the two alone; on x86 both compile the same.
         let s = self.serving.load(Ordering::Acquire);
         // `serving <= next` always, so `next == s` at the CAS means nobody
         // holds or waits and ticket `s` (ours now) is served. Acquire on
         // success: nothing of our critical section (nor the check below)
-        // moves above taking the ticket.
+        // moves above taking the ticket. mutants: not load-bearing: `next`
+        // carries no data (its other writers are Relaxed) and the Acquire
+        // RMW in `confirm_served` comes before the critical section.
         if self
             .next
             .compare_exchange(s, s.wrapping_add(1), Ordering::Acquire, Ordering::Relaxed)
@@ -274,6 +278,8 @@ unsafe impl<R: Relax> lock_api::RawMutexFair for Ticket<R> {
 #[inline]
 fn confirm_served(serving: &AtomicU32, s: u32) {
     // Acquire: see above. Adding 0 leaves the value to the holder's store.
+    // mutants: load-bearing only after a 2^32 wrap during a stall, which no
+    // model reaches; otherwise `try_lock`'s Acquire load covers it.
     if serving.fetch_add(0, Ordering::Acquire) != s {
         wait_served(serving, s);
     }
@@ -282,6 +288,7 @@ fn confirm_served(serving: &AtomicU32, s: u32) {
 #[cold]
 fn wait_served(serving: &AtomicU32, s: u32) {
     // Acquire: pairs with the Release store of the ticket before ours.
+    // mutants: reached only after a 2^32 wrap during a stall (no model).
     while serving.load(Ordering::Acquire) != s {
         crate::sync::spin_loop();
     }
