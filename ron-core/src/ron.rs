@@ -1,13 +1,13 @@
 //! [`Ron`]: RON's Algorithm 1 (one flag per slot) with a claim step.
 //!
-//! Each slot has one flag. A waiter *claims* its slot's flag (`FREE ->
+//! Each slot has one flag. A waiter *claims* its slot's flag (`UNCLAIMED ->
 //! WAITING`) and spins on it; the holder, at unlock, walks the slots along
 //! the route from its own slot + 1 and turns the first `WAITING` flag into
 //! `GRANTED`, keeping the lock word set, so the lock passes straight to that
 //! waiter. A waiter that finds its slot already claimed (two threads on one
 //! slot: more threads than slots, a shared CPU, a wrong hint) does not spin
 //! on the flag: it waits on the lock word, TTAS-style, and claims the flag
-//! as soon as it is `FREE` again. Without the claim step two threads would
+//! as soon as it is `UNCLAIMED` again. Without the claim step two threads would
 //! spin on one flag and a single grant would release both (the bug of the
 //! published code).
 //!
@@ -21,16 +21,16 @@
 //! ## States
 //! | `in_use` | flag of slot `s` | meaning |
 //! |---|---|---|
-//! | false | `FREE` | unlocked, nobody claimed `s` |
+//! | false | `UNCLAIMED` | unlocked, nobody claimed `s` |
 //! | false | `WAITING` | unlocked; `s`'s claimer is about to see it and CAS `in_use` |
-//! | true | `FREE` | held; `s` unclaimed |
+//! | true | `UNCLAIMED` | held; `s` unclaimed |
 //! | true | `WAITING` | held; `s`'s claimer spins on its flag |
-//! | true | `GRANTED` | the holder handed over to `s`'s claimer, who now owns the lock (and resets the flag to `FREE`) |
+//! | true | `GRANTED` | the holder handed over to `s`'s claimer, who now owns the lock (and resets the flag to `UNCLAIMED`) |
 //!
 //! `GRANTED` is only written by the holder, only over `WAITING`, and only
 //! while `in_use` stays true; its one claimer is the only thread that can
 //! consume it. `in_use` is only taken by CAS from false. A claimer whose
-//! relax policy panics CASes its flag `WAITING -> FREE`; if that fails the
+//! relax policy panics CASes its flag `WAITING -> UNCLAIMED`; if that fails the
 //! flag is `GRANTED`, and it consumes the grant and releases the lock.
 //!
 //! ## Guarantees
@@ -42,7 +42,7 @@
 //!   slot claimed by another has no bound until it claims (it retries at
 //!   every look, and succeeds once the other claimer got its grant).
 //! * `RawMutexTimed` (`std`): a timed waiter that gives up withdraws its
-//!   claim with a CAS `WAITING -> FREE` that races the holder's grant CAS
+//!   claim with a CAS `WAITING -> UNCLAIMED` that races the holder's grant CAS
 //!   on the same flag; if the grant won, the waiter owns the lock and
 //!   returns it, so no grant ever goes to a thread that left.
 //! * Panics: a waiter whose `Relax` policy panics gives its claim back the
@@ -74,13 +74,13 @@ use crate::sync::{AtomicU8, Ordering};
 use crate::token::PlaceToken;
 use crate::unwind::OnUnwind;
 
-const FREE: u8 = 0;
+const UNCLAIMED: u8 = 0;
 const WAITING: u8 = 1;
 const GRANTED: u8 = 2;
 
 /// RON Algorithm 1 with a claim step: `S` slots of one flag each.
 ///
-/// * **States:** `in_use`, and per slot a flag `FREE` / `WAITING` /
+/// * **States:** `in_use`, and per slot a flag `UNCLAIMED` / `WAITING` /
 ///   `GRANTED`; table in the [module docs](self).
 /// * **Guarantees:** mutual exclusion under any schedule and hint;
 ///   progress; a thread that claimed its slot waits for at most `S - 1`
@@ -103,7 +103,7 @@ impl<const S: usize, R: Relax> Ron<S, R> {
             const { assert!(S >= 1, "a RON lock needs at least one slot") };
             Ron {
                 in_use: InUse::new(),
-                flags: crate::sync::array_init!(S, CachePadded::new(AtomicU8::new(FREE))),
+                flags: crate::sync::array_init!(S, CachePadded::new(AtomicU8::new(UNCLAIMED))),
                 _relax: PhantomData,
             }
         }
@@ -135,7 +135,7 @@ impl<const S: usize, R: Relax> Ron<S, R> {
         }
     }
 
-    /// Tries to make this thread the claimer of slot `s` (`FREE ->
+    /// Tries to make this thread the claimer of slot `s` (`UNCLAIMED ->
     /// WAITING`); false if another thread holds the claim or a grant to it
     /// is not consumed yet.
     #[inline]
@@ -143,9 +143,9 @@ impl<const S: usize, R: Relax> Ron<S, R> {
         let flag = &self.flags[s];
         // Relaxed peek, then a Relaxed CAS: claiming transfers no data; it
         // only makes this thread the one consumer of the slot's grant.
-        flag.load(Ordering::Relaxed) == FREE
+        flag.load(Ordering::Relaxed) == UNCLAIMED
             && flag
-                .compare_exchange(FREE, WAITING, Ordering::Relaxed, Ordering::Relaxed)
+                .compare_exchange(UNCLAIMED, WAITING, Ordering::Relaxed, Ordering::Relaxed)
                 .is_ok()
     }
 
@@ -158,7 +158,7 @@ impl<const S: usize, R: Relax> Ron<S, R> {
         // Acquire: pairs with the holder's Release CAS WAITING -> GRANTED.
         if claimed.get() && flag.load(Ordering::Acquire) == GRANTED {
             // Relaxed: the flag carries no data for the next claimer.
-            flag.store(FREE, Ordering::Relaxed);
+            flag.store(UNCLAIMED, Ordering::Relaxed);
             claimed.set(false);
             return true;
         }
@@ -167,7 +167,7 @@ impl<const S: usize, R: Relax> Ron<S, R> {
                 // No grant can be pending: a grant keeps `in_use` true
                 // until its claimer consumes it, and we just found
                 // `in_use` false. So the flag is WAITING; give it back.
-                flag.store(FREE, Ordering::Relaxed); // as above
+                flag.store(UNCLAIMED, Ordering::Relaxed); // as above
                 claimed.set(false);
             }
             return true;
@@ -212,7 +212,7 @@ impl<const S: usize, R: Relax> Ron<S, R> {
     /// take the lock, and `None` is returned after it said `false` (a
     /// deadline, a cancellation flag; works without `std`).
     ///
-    /// Giving up withdraws the claim with a CAS `WAITING -> FREE`; the
+    /// Giving up withdraws the claim with a CAS `WAITING -> UNCLAIMED`; the
     /// holder's grant is a CAS `WAITING -> GRANTED` on the same flag, so
     /// exactly one of the two wins: either the waiter leaves and no grant
     /// can reach it any more (the holder moves on along the route), or the
@@ -254,7 +254,7 @@ impl<const S: usize, R: Relax> Ron<S, R> {
         }
     }
 
-    /// The claimer of slot `s` leaves: one CAS `WAITING -> FREE` against
+    /// The claimer of slot `s` leaves: one CAS `WAITING -> UNCLAIMED` against
     /// the holder's CAS `WAITING -> GRANTED`. True if it left; false if the
     /// grant won, and the caller now owns the lock.
     #[inline]
@@ -263,11 +263,11 @@ impl<const S: usize, R: Relax> Ron<S, R> {
         // Relaxed on success: withdrawing transfers nothing. Acquire on
         // failure: the flag is GRANTED (only the holder changes a WAITING
         // flag), pairing with its Release CAS.
-        match flag.compare_exchange(WAITING, FREE, Ordering::Relaxed, Ordering::Acquire) {
+        match flag.compare_exchange(WAITING, UNCLAIMED, Ordering::Relaxed, Ordering::Acquire) {
             Ok(_) => true,
             Err(_) => {
                 // Relaxed: the flag carries no data for the next claimer.
-                flag.store(FREE, Ordering::Relaxed);
+                flag.store(UNCLAIMED, Ordering::Relaxed);
                 false
             }
         }
@@ -343,7 +343,7 @@ crate::raw_impl::impl_default_debug! {
 // `GRANTED` flag or nobody owns the lock at every moment. `lock` and
 // `try_lock` return a guard only after taking ownership one of two ways: the
 // CAS `in_use` false -> true (Acquire, pairing with the Release store that
-// freed it), or, as the one claimer of slot `s` (claiming is a CAS `FREE ->
+// freed it), or, as the one claimer of slot `s` (claiming is a CAS `UNCLAIMED ->
 // WAITING`, so one thread per flag), an Acquire load that sees `GRANTED`,
 // pairing with the holder's Release CAS `WAITING -> GRANTED`. `GRANTED` is
 // written only by the holder, only over `WAITING`, and only while `in_use`
@@ -351,7 +351,7 @@ crate::raw_impl::impl_default_debug! {
 // claimer consumes it. The slot is only a place to wait: a wrong,
 // out-of-range or stale CPU hint changes where the unlock's scan starts,
 // never who owns the lock. A claimer whose `Relax` panics withdraws with a
-// CAS `WAITING -> FREE` that races the grant CAS; if the grant won it owns
+// CAS `WAITING -> UNCLAIMED` that races the grant CAS; if the grant won it owns
 // the lock and releases it, so it unwinds owning nothing. `unlock` asks the
 // CPU hint only for a fast-path guard (`PlaceToken::NONE`); if the hint
 // panics it releases from slot 0 first, so it never unwinds holding the
