@@ -82,7 +82,11 @@ fn ping_pong<R: lock_api::RawMutex + Send + Sync>(name: &str) {
     check_paths(
         name,
         "condvar.",
-        &["condvar.sleeps", "condvar.notify_wakes", "condvar.notify_skips"],
+        &[
+            "condvar.sleeps",
+            "condvar.notify_wakes",
+            "condvar.notify_skips",
+        ],
     );
 }
 
@@ -157,7 +161,10 @@ fn ron_park_contended() {
             });
         }
     });
-    assert_eq!(count.0.into_inner(), (THREADS as u64) * u64::from(ROUNDS / 2));
+    assert_eq!(
+        count.0.into_inner(),
+        (THREADS as u64) * u64::from(ROUNDS / 2)
+    );
     assert!(!lock.is_held(), "lock left held");
     check_paths(
         "RonPark, 3 threads, 2 slots",
