@@ -32,11 +32,21 @@
 //! * `notify_one` / `notify_all`: `seq += 1`, then, only if `waiters != 0`,
 //!   wake one / every sleeper.
 //!
-//! The four accesses to `seq` and `waiters` are SeqCst: either the
-//! notifier sees the waiter registered (and wakes it), or the waiter reads
-//! the new `seq` (and does not sleep). A notification that happens after
-//! the waiter's unlock (for example by a thread that took the mutex after
-//! it) always finds it registered and its `seq` stale, so it is never lost.
+//! Every access to `seq` and `waiters` is Relaxed: the mutex orders them,
+//! as in `std`'s futex condvar. A waiter registers and reads `seq` before
+//! it unlocks, and the condition it waits for can only change in a
+//! critical section after that unlock, so a notification that announces
+//! the change happens after the registration and the read (the unlock
+//! synchronizes with the next lock). By coherence alone the notifier then
+//! reads `waiters` at the waiter's increment or later (never below 1 before
+//! the waiter woke: every decrement follows its own increment) and wakes
+//! the sleepers, and its `seq` increment comes after the value the waiter
+//! sleeps on, so the futex (which re-checks the word under the kernel's
+//! lock) either returns at once or is woken. A notification not ordered
+//! after the unlock may be ordered before the wait and need not wake it;
+//! `SeqCst` counters would not change that for any caller, because the
+//! waiter reads its condition before it registers: a condition changed
+//! outside the mutex loses wake-ups under any ordering.
 //!
 //! ## How a waiter sleeps
 //! * Linux with `std`: `futex(FUTEX_WAIT_PRIVATE)` on `seq` (the kernel
@@ -96,10 +106,10 @@ impl<M> RonCondvar<M> {
     /// Registers as a waiter and returns the `seq` value to sleep on.
     #[inline]
     fn register(&self) -> u32 {
-        // SeqCst (both): the waiter's half of the Dekker pair with
-        // `notify` (see the module docs).
-        self.waiters.fetch_add(1, Ordering::SeqCst);
-        self.seq.load(Ordering::SeqCst)
+        // Relaxed (both): the mutex unlock that follows orders them before
+        // every notification that must wake us (module docs, "Protocol").
+        self.waiters.fetch_add(1, Ordering::Relaxed);
+        self.seq.load(Ordering::Relaxed)
     }
 
     /// The core of `wait`, for a mutex given as closures: registers, calls
@@ -149,9 +159,11 @@ impl<M> RonCondvar<M> {
     /// `seq += 1`; whether anybody waits.
     #[inline]
     fn bump(&self) -> bool {
-        // SeqCst (both): the notifier's half of the Dekker pair.
-        self.seq.fetch_add(1, Ordering::SeqCst);
-        self.waiters.load(Ordering::SeqCst) != 0
+        // Relaxed (both): a waiter this notification must wake registered
+        // before its unlock, which happens before us: coherence alone shows
+        // us its increment and puts our bump after its `seq` read.
+        self.seq.fetch_add(1, Ordering::Relaxed);
+        self.waiters.load(Ordering::Relaxed) != 0
     }
 
     /// Sleeps while `seq == seen` (or returns spuriously).
@@ -166,9 +178,9 @@ impl<M> RonCondvar<M> {
         #[cfg(not(feature = "std"))]
         {
             let mut backoff = crate::relax::Backoff::default();
-            // Acquire: nothing rides on it (the mutex orders the data);
-            // the weakest ordering that still sees the notifier's bump.
-            while self.seq.load(Ordering::Acquire) == seen {
+            // Relaxed: only waits for the value to change; the caller then
+            // relocks the mutex, which orders the data.
+            while self.seq.load(Ordering::Relaxed) == seen {
                 crate::relax::Relax::relax(&mut backoff);
             }
         }
@@ -185,10 +197,9 @@ struct Registered<'a, M>(&'a RonCondvar<M>);
 
 impl<M> Drop for Registered<'_, M> {
     fn drop(&mut self) {
-        // SeqCst: keeps `waiters` in the one order with `seq` (a Relaxed
-        // decrement would also be sound: it only makes notifiers skip a
-        // wake that nobody needs).
-        self.0.waiters.fetch_sub(1, Ordering::SeqCst);
+        // Relaxed: it follows our sleep, so it only lets notifiers skip a
+        // wake-up that nobody needs any more.
+        self.0.waiters.fetch_sub(1, Ordering::Relaxed);
     }
 }
 

@@ -62,9 +62,10 @@ pub(crate) fn wake(word: &AtomicU32, n: u32) {
 #[cfg(not(all(target_os = "linux", not(loom), not(shuttle), not(ron_vm))))]
 pub(crate) fn wait(word: &AtomicU32, seen: u32, deadline: Deadline) {
     let mut relax = crate::relax::SpinThenYield::default();
-    // Acquire: nothing rides on it (callers re-check their condition with
-    // their own orderings); the weakest ordering that sees the change.
-    while word.load(Ordering::Acquire) == seen && !deadline.expired() {
+    // Relaxed: only waits for the word to change; callers re-check their
+    // condition with their own orderings (the condvar relocks its mutex,
+    // RonPark takes the lock word with an Acquire CAS).
+    while word.load(Ordering::Relaxed) == seen && !deadline.expired() {
         crate::relax::Relax::relax(&mut relax);
     }
 }

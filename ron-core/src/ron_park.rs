@@ -41,6 +41,12 @@
 //! read `epoch` before its `word` RMW, so an `epoch` bump after that read
 //! makes its futex wait return at once; a bump before it would mean the
 //! release's CAS preceded the waiter's `word += 4`, the first case.
+//! `epoch` itself needs no ordering (its accesses are Relaxed): a release
+//! whose CAS comes after the waiter's `word += 4` synchronizes with it
+//! (every change of `word` is an RMW, so they all continue the waiter's
+//! release sequence), so the waiter's `epoch` read happens before the
+//! release's bump and cannot read it (coherence); and the woken thread
+//! takes the lock through `word`, which orders the data.
 //! `WAKING` is only set while threads are parked, and each of them clears
 //! it when it unparks, so it never stays set with nobody to clear it; the
 //! thread that clears it either takes the lock (its release wakes the
@@ -257,9 +263,10 @@ impl<const S: usize> RonPark<S> {
                 .store((budget / 2).max(SPIN_MIN), Ordering::Relaxed); // as above
             // Relaxed: published by the Release half of the `word` RMW below.
             slot.sleepers.fetch_add(1, Ordering::Relaxed);
-            // Acquire: a bump seen here makes the bumping release's
-            // CAS precede our `word` RMW below (see module docs).
-            let epoch = slot.epoch.load(Ordering::Acquire);
+            // Relaxed: a release that read our `word` RMW below bumps
+            // `epoch` after that RMW, which this read happens before, so
+            // coherence alone keeps its bump out of `epoch` (module docs).
+            let epoch = slot.epoch.load(Ordering::Relaxed);
             // AcqRel: publishes our `sleepers` increment to the release
             // that reads this RMW's result, and orders us after it.
             let w = self.word.fetch_add(PARKED, Ordering::AcqRel);
@@ -336,8 +343,10 @@ impl<const S: usize> RonPark<S> {
             // the registration).
             if slot.sleepers.load(Ordering::Relaxed) != 0 {
                 crate::coverage::hit!("ron_park.wakes");
-                // Release: pairs with the parking waiter's Acquire load.
-                slot.epoch.fetch_add(1, Ordering::Release);
+                // Relaxed: only wakes; the woken thread takes the lock
+                // through `word`, and the parking waiter's `epoch` read
+                // needs no pairing (see the registration).
+                slot.epoch.fetch_add(1, Ordering::Relaxed);
                 futex::wake(&slot.epoch, 1);
                 return;
             }
