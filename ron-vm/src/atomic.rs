@@ -32,6 +32,28 @@ macro_rules! instrumented {
                 on_load(self.addr());
                 self.0.load(order)
             }
+            /// Spins on this atomic: up to `spins` looks, each an
+            /// instrumented load followed, while `waiting(value)`, by a
+            /// pause. Returns the index of the look that ended the wait and
+            /// the value it read, or `None` after `spins` looks. The VM may
+            /// skip looks that cannot see a new value (see
+            /// [`spin_while`](crate::spin_while)), so `waiting` must be a pure
+            /// function of the value.
+            #[inline]
+            pub fn spin_while(
+                &self,
+                spins: u32,
+                order: Ordering,
+                mut waiting: impl FnMut($t) -> bool,
+            ) -> Option<(u32, $t)> {
+                let mut last = None;
+                let k = crate::exec::spin_while(self.addr(), spins, || {
+                    let v = self.0.load(order);
+                    last = Some(v);
+                    waiting(v)
+                })?;
+                last.map(|v| (k, v))
+            }
             /// An instrumented store.
             #[inline]
             pub fn store(&self, v: $t, order: Ordering) {

@@ -137,6 +137,28 @@ impl Memory {
         }
     }
 
+    /// Cost of a hit (ps).
+    #[inline]
+    pub(crate) fn hit_ps(&self) -> u64 {
+        self.hit
+    }
+
+    /// Whether `cpu` holds `line` (owns it or shares it): its next load of
+    /// it hits until another CPU's store or RMW takes effect on it.
+    #[inline]
+    pub(crate) fn holds(&self, cpu: usize, line: u64) -> bool {
+        self.lines
+            .get(&line)
+            .is_some_and(|l| l.owner as usize == cpu || l.shares(cpu))
+    }
+
+    /// Counts `n` loads that hit without asking the model (a suspended
+    /// spinner's loads, see `spin_while`).
+    #[inline]
+    pub(crate) fn count_hit_loads(&mut self, n: u64) {
+        self.stats.loads += n;
+    }
+
     /// The line number of byte address `addr`.
     #[inline]
     pub(crate) fn line_of(&self, addr: usize) -> u64 {

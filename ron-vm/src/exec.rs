@@ -6,6 +6,7 @@
 use std::any::Any;
 use std::cell::Cell;
 use std::cmp::Reverse;
+use std::collections::binary_heap::PeekMut;
 use std::collections::{BinaryHeap, HashMap};
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 
@@ -16,6 +17,18 @@ use crate::cost::{Access, CostStats, Memory};
 use crate::machine::{Costs, Machine, ns_to_ps};
 
 type Fiber = Coroutine<(), (), (), DefaultStack>;
+
+/// A spinner suspended in [`spin_while`]: its looks `k..spins` at
+/// `at_k + (j - k) * period` all hit `line` unless a store or RMW of
+/// another thread takes effect on it first.
+#[derive(Debug, Clone, Copy)]
+struct Park {
+    line: u64,
+    k: u32,
+    at_k: u64,
+    period: u64,
+    spins: u32,
+}
 
 /// The state of a running simulation, reachable from the hooks.
 pub(crate) struct Sim {
@@ -30,12 +43,84 @@ pub(crate) struct Sim {
     in_fiber: bool,
     /// Set once the run is over (or failed): hooks do nothing from then on.
     dead: bool,
-    /// Runnable fibers other than `current`, by (clock, index).
-    ready: BinaryHeap<Reverse<(u64, usize)>>,
+    /// Runnable fibers other than `current`, by (clock, index); the third
+    /// field is the fiber's generation when the entry was pushed (an entry
+    /// whose generation is not the fiber's current one is stale: the fiber
+    /// was re-queued at another time since, see `wake_spinners`).
+    ready: BinaryHeap<Reverse<(u64, usize, u32)>>,
+    /// Per fiber: its generation (bumped when its queued entry is replaced).
+    gens: Vec<u32>,
+    /// Whether `spin_while` suspends spinners (`Costs::suspend_spinners`).
+    suspend: bool,
+    /// Per fiber: its suspended spin, if any.
+    parked: Vec<Option<Park>>,
+    /// Per fiber: the look at which a write woke its suspended spin.
+    woke: Vec<Option<u32>>,
+    /// Per line: the fibers whose suspended spin watches it.
+    watchers: HashMap<u64, Vec<usize>>,
     yielders: Vec<*const Yielder<(), ()>>,
     /// Per fiber: its `FiberLocal` values (boxed, freed when it ends).
     pub(crate) locals: Vec<HashMap<usize, Box<dyn Any>>>,
     switches: u64,
+}
+
+impl Sim {
+    /// Drops stale entries from the top of the ready queue.
+    #[inline]
+    fn drop_stale_top(&mut self) {
+        while let Some(&Reverse((_, j, g))) = self.ready.peek() {
+            if self.gens[j] == g {
+                break;
+            }
+            self.ready.pop();
+        }
+    }
+
+    /// The earliest runnable fiber, taken from the queue.
+    fn pop_valid(&mut self) -> Option<usize> {
+        self.drop_stale_top();
+        self.ready.pop().map(|Reverse((_, j, _))| j)
+    }
+
+    /// A store or RMW of fiber `w` took effect on `line` at `t` (ps): every
+    /// spinner suspended on the line is re-queued at its first look that
+    /// comes after `(t, w)` in the global order, the look that sees the
+    /// write, unless its spin ends before that.
+    fn wake_spinners(&mut self, line: u64, t: u64, w: usize) {
+        if self.watchers.is_empty() {
+            return;
+        }
+        let Some(list) = self.watchers.remove(&line) else {
+            return;
+        };
+        for f in list {
+            let Some(p) = self.parked[f].take() else {
+                continue;
+            };
+            let j = if (p.at_k, f) > (t, w) {
+                p.k as u64
+            } else {
+                let d = t - p.at_k;
+                // A look at exactly `t` comes after the write if its
+                // fiber's index is higher (the order is by (time, index)).
+                let after = if d.is_multiple_of(p.period) && f > w {
+                    0
+                } else {
+                    1
+                };
+                p.k as u64 + d / p.period + after
+            };
+            if j < p.spins as u64 {
+                let at = p.at_k + (j - p.k as u64) * p.period;
+                self.woke[f] = Some(j as u32);
+                self.clocks[f] = at;
+                self.gens[f] = self.gens[f].wrapping_add(1);
+                self.ready.push(Reverse((at, f, self.gens[f])));
+            }
+            // Otherwise its spin is over before the write: it keeps its
+            // place at the spin's end.
+        }
+    }
 }
 
 thread_local! {
@@ -95,8 +180,9 @@ fn sync_point() -> bool {
             return false;
         };
         let me = s.current;
+        s.drop_stale_top();
         match s.ready.peek() {
-            Some(&Reverse(first)) if first < (s.clocks[me], me) => s.yielders[me],
+            Some(&Reverse((c, j, _))) if (c, j) < (s.clocks[me], me) => s.yielders[me],
             _ => return true,
         }
     };
@@ -120,7 +206,11 @@ pub fn access(addr: usize, kind: Access) {
         let line = s.mem.line_of(addr);
         let r = s.mem.reserve(s.cpus[me], kind, line, s.clocks[me]);
         if r.hit {
+            let t = s.clocks[me];
             s.clocks[me] = s.mem.apply(s.cpus[me], kind, line, r);
+            if kind != Access::Load {
+                s.wake_spinners(line, t, me);
+            }
             None
         } else {
             s.clocks[me] = r.exec_at;
@@ -133,8 +223,102 @@ pub fn access(addr: usize, kind: Access) {
     // Wait for the line: the operation takes effect when it arrives.
     sync_point();
     with_fiber(|s, me| {
+        let t = s.clocks[me];
         s.clocks[me] = s.mem.apply(s.cpus[me], kind, line, r);
+        if kind != Access::Load {
+            s.wake_spinners(line, t, me);
+        }
     });
+}
+
+/// Spins on the line of `addr`: up to `spins` looks, each an instrumented
+/// load of `addr` (the caller's `look` does the real read right after it
+/// and says whether to keep waiting) followed, while waiting, by a
+/// [`pause`]. Returns the index of the look that ended the wait, or `None`
+/// after `spins` looks (and pauses). The same as
+///
+/// ```text
+/// for k in 0..spins { on_load(addr); if !look() { return Some(k) } pause() }
+/// interleave(); None
+/// ```
+///
+/// and it gives the same results, but with [`Costs::suspend_spinners`]
+/// (the default) the VM does not run the looks that cannot see anything
+/// new: while the caller holds the line, its looks hit and read what the
+/// last one read until another thread's store or RMW takes effect on the
+/// line, so it suspends the caller until then (or until its spin is over),
+/// moves its clock to the first look after that write and counts the
+/// skipped loads. `look` must therefore be a pure function of the value it
+/// reads (no other hooks, no state beyond the value). A run with many
+/// spinners costs far less host time: one fiber switch per write instead of
+/// one per look.
+pub fn spin_while(addr: usize, spins: u32, mut look: impl FnMut() -> bool) -> Option<u32> {
+    let mut k = 0;
+    while k < spins {
+        on_load(addr);
+        if !look() {
+            return Some(k);
+        }
+        pause();
+        k += 1;
+        if k < spins {
+            k = park(addr, k, spins);
+        }
+    }
+    sync_point();
+    None
+}
+
+/// Suspends the calling spinner at look `k` of `spins` on the line of
+/// `addr` if it holds the line (see [`spin_while`]); returns the look to
+/// run next: `k` when it did not suspend, the look a write woke it at, or
+/// `spins` when its spin ran out.
+fn park(addr: usize, k: u32, spins: u32) -> u32 {
+    let y = with_fiber(|s, me| {
+        let line = s.mem.line_of(addr);
+        let period = s.mem.hit_ps() + s.pause;
+        let at_k = s.clocks[me];
+        let end = at_k + (spins - k) as u64 * period;
+        if !s.suspend || end > s.max_ps || !s.mem.holds(s.cpus[me], line) {
+            return None;
+        }
+        s.parked[me] = Some(Park {
+            line,
+            k,
+            at_k,
+            period,
+            spins,
+        });
+        s.woke[me] = None;
+        s.watchers.entry(line).or_default().push(me);
+        s.clocks[me] = end;
+        Some(s.yielders[me])
+    });
+    let Some(Some(y)) = y else {
+        return k;
+    };
+    // SAFETY: as in `sync_point`: `y` is this running fiber's yielder.
+    unsafe { (*y).suspend(()) };
+    with_fiber(|s, me| match s.woke[me].take() {
+        Some(j) => {
+            s.mem.count_hit_loads((j - k) as u64);
+            j
+        }
+        None => {
+            // The spin ran out: no write woke it.
+            if let Some(p) = s.parked[me].take()
+                && let Some(list) = s.watchers.get_mut(&p.line)
+            {
+                list.retain(|&f| f != me);
+                if list.is_empty() {
+                    s.watchers.remove(&p.line);
+                }
+            }
+            s.mem.count_hit_loads((spins - k) as u64);
+            spins
+        }
+    })
+    .unwrap_or(spins)
 }
 
 /// A load of `addr` (see [`access`]).
@@ -314,7 +498,12 @@ impl Vm {
             current: 0,
             in_fiber: false,
             dead: false,
-            ready: (0..n).map(|i| Reverse((0, i))).collect(),
+            ready: (0..n).map(|i| Reverse((0, i, 0))).collect(),
+            gens: vec![0; n],
+            suspend: self.costs.suspend_spinners,
+            parked: vec![None; n],
+            woke: vec![None; n],
+            watchers: HashMap::new(),
             yielders: vec![core::ptr::null(); n],
             locals: (0..n).map(|_| HashMap::new()).collect(),
             switches: 0,
@@ -344,7 +533,7 @@ impl Vm {
                 // only while a fiber runs.
                 unsafe { &mut *sim }
             };
-            let Some(Reverse((_, mut i))) = st().ready.pop() else {
+            let Some(mut i) = st().pop_valid() else {
                 return;
             };
             loop {
@@ -358,20 +547,26 @@ impl Vm {
                 match r {
                     CoroutineResult::Yield(()) => {
                         // Put `i` back and take the earliest: one sift.
-                        let Some(mut top) = s.ready.peek_mut() else {
-                            continue;
-                        };
-                        let Reverse(next) = *top;
-                        *top = Reverse((s.clocks[i], i));
-                        drop(top);
-                        i = next.1;
+                        let mine = (s.clocks[i], i, s.gens[i]);
+                        while let Some(mut top) = s.ready.peek_mut() {
+                            let Reverse((c, j, g)) = *top;
+                            if s.gens[j] != g {
+                                PeekMut::pop(top);
+                                continue;
+                            }
+                            if (c, j) < (mine.0, mine.1) {
+                                *top = Reverse(mine);
+                                i = j;
+                            }
+                            break;
+                        }
                     }
                     CoroutineResult::Return(()) => {
                         let locals = std::mem::take(&mut s.locals[i]);
                         fibers[i] = None;
                         drop(locals);
-                        match st().ready.pop() {
-                            Some(Reverse((_, next))) => i = next,
+                        match st().pop_valid() {
+                            Some(next) => i = next,
                             None => break,
                         }
                     }

@@ -69,6 +69,10 @@
 //! [`atomic`] has drop-in instrumented atomics, [`Instant`] a virtual
 //! clock, [`FiberLocal`] per-virtual-thread storage, and [`current_cpu`] the
 //! virtual CPU. ron-core compiled with `--cfg ron_vm` uses all of them.
+//! A spin loop written with [`spin_while`] (or the atomics' `spin_while`)
+//! costs the host one fiber switch per write to the line it watches
+//! instead of one per look, with the same results
+//! ([`Costs::suspend_spinners`]).
 #![warn(missing_docs)]
 
 pub mod atomic;
@@ -81,7 +85,7 @@ mod time;
 pub use cost::{Access, CostStats};
 pub use exec::{
     Report, Vm, access, current_cpu, in_vm, interleave, now_ns, now_ps, on_load, on_rmw, on_store,
-    pause, thread_index, work, yield_now,
+    pause, spin_while, thread_index, work, yield_now,
 };
 pub use local::FiberLocal;
 pub use machine::{Costs, MAX_CPUS, Machine, MachineError, ns_to_ps};

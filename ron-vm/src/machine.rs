@@ -118,6 +118,12 @@ pub struct Costs {
     /// A run stops with a panic when a virtual thread passes this time
     /// (a livelock or a lost wake-up would otherwise run forever).
     pub max_virtual_ns: f64,
+    /// Whether a spinner in [`spin_while`](crate::spin_while) is suspended
+    /// until its line is written or its spin is over (the clock jumps)
+    /// instead of running every look. Not a cost: an optimisation of the
+    /// executor that leaves every result unchanged (tested byte for byte);
+    /// `false` runs the looks one by one.
+    pub suspend_spinners: bool,
 }
 
 impl Default for Costs {
@@ -130,6 +136,7 @@ impl Default for Costs {
             cold_ns: 100.0,
             line_bytes: 64,
             max_virtual_ns: 60e9,
+            suspend_spinners: true,
         }
     }
 }

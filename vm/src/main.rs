@@ -59,6 +59,10 @@ struct Args {
     /// Cache-line size (64, or 128 for adjacent-line prefetch).
     #[arg(long, default_value_t = 64)]
     line_bytes: usize,
+    /// Run every look of a spinner (no suspension in `spin_while`): the
+    /// same results, slower; for comparing the host time.
+    #[arg(long)]
+    no_suspend: bool,
 }
 
 fn floats(s: &str, what: &str) -> Result<Vec<f64>, String> {
@@ -122,6 +126,7 @@ fn real_main() -> Result<(), String> {
         pause_ns: a.pause_ns,
         yield_ns: a.yield_ns,
         line_bytes: a.line_bytes,
+        suspend_spinners: !a.no_suspend,
         ..Costs::default()
     };
     let mut rows = Vec::new();

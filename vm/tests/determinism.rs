@@ -8,6 +8,10 @@ use ron_vm_bench::report::{Format, Row, RowKey, render};
 use ron_vm_bench::{Placement, Point};
 
 fn csv(lock: &str, seed: u64, placement: Placement) -> String {
+    csv_with(lock, seed, placement, Costs::default())
+}
+
+fn csv_with(lock: &str, seed: u64, placement: Placement, costs: Costs) -> String {
     let vm = common::two_socket(24);
     let p = Point {
         cpus: vm.place(16, placement, seed),
@@ -15,7 +19,7 @@ fn csv(lock: &str, seed: u64, placement: Placement) -> String {
         cs_lines: 2,
         acquisitions: 1500,
         seed,
-        costs: Costs::default(),
+        costs,
     };
     let s = run_named(lock, 16, RelaxKind::Default, &vm, &p).unwrap();
     let key = RowKey {
@@ -47,4 +51,27 @@ fn the_seed_changes_the_run() {
         csv("mcs", 3, Placement::Route),
         csv("mcs", 4, Placement::Route)
     );
+}
+
+/// Suspending spinners (`Costs::suspend_spinners`, on by default) is an
+/// optimisation of the executor only: every lock gives the same rows byte
+/// for byte without it. `sh-ron` is left out: its process-wide wait table
+/// keeps pages from one run to the next, so two runs of it in one process
+/// differ even with the same settings.
+#[test]
+fn suspending_spinners_changes_nothing() {
+    for lock in ron_vm_bench::locks::NAMES {
+        if *lock == "sh-ron" {
+            continue;
+        }
+        let without = Costs {
+            suspend_spinners: false,
+            ..Costs::default()
+        };
+        assert_eq!(
+            csv(lock, 5, Placement::Route),
+            csv_with(lock, 5, Placement::Route, without),
+            "{lock}"
+        );
+    }
 }

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Regenerates the measured part of docs/vm.md (between its vm-report
+# markers) and the plots in docs/vm/ from every recorded latency matrix.
+#
+#   vm/report.sh DATA_DIR [ACQUISITIONS]
+#
+# DATA_DIR holds latency/*.csv. Every matrix: locks ron-raw, ron-inline,
+# nxt-ron, ron-ticket, sh-ron, ttas, ticket, mcs, cna, cbo-mcs, fsl;
+# threads 8, 32, 64 and all CPUs (those the machine has); nCS 0 and
+# 1000 ns; K = 2; ACQUISITIONS per point (default 1500). The rows (JSON)
+# are kept in vm/target/report/.
+set -euo pipefail
+DATA=$(cd "${1:?usage: vm/report.sh DATA_DIR [ACQUISITIONS]}" && pwd)
+ACQ=${2:-1500}
+LOCKS=ron-raw,ron-inline,nxt-ron,ron-ticket,sh-ron,ttas,ticket,mcs,cna,cbo-mcs,fsl
+VM=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(dirname "$VM")
+ROWS=$VM/target/report
+cd "$VM"
+cargo build --release --bin ron-vm-bench --bin vm-report
+[ -x "$ROOT/target/release/ron" ] || (cd "$ROOT" && cargo build --release -p ron-cli)
+mkdir -p "$ROWS" "$ROOT/docs/vm"
+rm -f "$ROWS"/*.json
+start=$(date +%s)
+for m in "$DATA"/latency/*.csv; do
+  name=$(basename "$m" .csv)
+  n=$(wc -l < "$m")
+  threads=""
+  for t in 8 32 64; do
+    if [ "$t" -lt "$n" ]; then threads="$threads$t,"; fi
+  done
+  threads="${threads}all"
+  echo "== $name ($n CPUs): threads $threads" >&2
+  ./target/release/ron-vm-bench --machine "$m" --lock "$LOCKS" --threads "$threads" \
+    --ncs 0,1000 --cs-lines 2 --acquisitions "$ACQ" --format json > "$ROWS/$name.json.part"
+  mv "$ROWS/$name.json.part" "$ROWS/$name.json"
+  "$ROOT/target/release/ron" plot --input "$ROWS/$name.json" \
+    --out "$ROOT/docs/vm/$name.svg" --title "$name (ron-vm, K = 2)"
+done
+secs=$(( $(date +%s) - start ))
+./target/release/vm-report --rows "$ROWS" --data "$DATA" --doc "$ROOT/docs/vm.md" \
+  --acquisitions "$ACQ" --seconds "$secs"
+echo "docs/vm.md regenerated in $secs s" >&2
