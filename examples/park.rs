@@ -6,7 +6,10 @@
 //! ```text
 //! cargo run --release --example park                  # 1 s per point
 //! cargo run --release --example park -- 0.5 8,32,128 0,100,1000
+//! cargo run --release --example park -- 0.5 8,32,128 0,100,1000 RonPark,parking_lot
 //! ```
+//! (arguments: seconds per point, thread counts, nCS values, locks; the
+//! last lock is the reference of the ratios.)
 //!
 //! Each thread loops { lock; write one cache line; spin for `ncs` ns;
 //! unlock }. Fairness is the busier half's share of all acquisitions (0.5 =
@@ -104,11 +107,22 @@ fn main() {
     let ncs = list(std::env::args().nth(3), &[0, 100, 1000]);
     let dur = Duration::from_secs_f64(secs);
     type Point = fn(usize, u64, Duration) -> (f64, f64, f64);
-    let locks: [(&str, Point); 3] = [
+    let all: [(&str, Point); 3] = [
         ("RonPark", point::<ron_core::RonPark>),
         ("RonRaw", point::<ron_core::RonRaw>),
         ("parking_lot", point::<parking_lot::RawMutex>),
     ];
+    let locks: Vec<(&str, Point)> = match std::env::args().nth(4) {
+        None => all.to_vec(),
+        Some(names) => names
+            .split(',')
+            .map(|n| {
+                *all.iter()
+                    .find(|(name, _)| name.eq_ignore_ascii_case(n.trim()))
+                    .unwrap_or_else(|| panic!("unknown lock {n}: RonPark, RonRaw, parking_lot"))
+            })
+            .collect(),
+    };
     println!(
         "{:<12} {:>7} {:>6} {:>9} {:>8} {:>12} {:>9} {:>9}",
         "lock", "threads", "ncs", "Mlocks/s", "fairness", "cpu us/acq", "thr vs pl", "cpu vs pl"

@@ -18,7 +18,7 @@ use ron_core::ron_raw::DEFAULT_SLOTS as S;
 
 use crate::error::BenchError;
 use crate::mutex::{MutexFamily, Raw, SpinMutex, SpinTicketMutex, StdMutex};
-use crate::workload::{LoopConfig, RunStats, kv, micro};
+use crate::workload::{LoopConfig, RunStats, kv, many_locks, micro};
 
 /// Where a lock comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -109,6 +109,9 @@ pub const DEFAULT_LOCKS: &[&str] = &[
 pub type MicroFn = fn(&micro::MicroConfig) -> RunStats;
 /// Runs one key-value workload (see [`kv::run`]).
 pub type KvFn = fn(&LoopConfig) -> RunStats;
+/// Runs one many-locks workload, or skips it (see [`many_locks::run`]).
+pub type ManyLocksFn =
+    fn(&many_locks::ManyLocksConfig) -> Result<many_locks::ManyLocksStats, many_locks::Skipped>;
 
 /// A lock with its workloads instantiated.
 #[derive(Debug)]
@@ -119,6 +122,8 @@ pub struct LockEntry {
     pub micro: MicroFn,
     /// The key-value workload for this lock.
     pub kv: KvFn,
+    /// The many-locks workload for this lock.
+    pub many_locks: ManyLocksFn,
 }
 
 impl LockEntry {
@@ -141,6 +146,7 @@ impl LockVisitor for Collect {
             info,
             micro: micro::run::<F>,
             kv: kv::run::<F>,
+            many_locks: many_locks::run::<F>,
         });
     }
 }

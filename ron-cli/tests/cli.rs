@@ -516,3 +516,122 @@ fn calibrate_and_topo_export_csv_and_json() {
     let _ = std::fs::remove_file(cal);
     let _ = std::fs::remove_file(csv);
 }
+
+#[test]
+fn bench_many_locks_json_csv_and_skip_note() {
+    let o = ron(&[
+        "bench",
+        "--workload",
+        "many-locks",
+        "--locks",
+        "ron-raw,ron-inline,parking_lot",
+        "--threads",
+        "2",
+        "--n-locks",
+        "2,1000",
+        "--max-lock-memory",
+        "1",
+        "--duration",
+        "10ms",
+        "--warmup",
+        "0",
+        "--repeat",
+        "2",
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON on stdout");
+    let rows = v["rows"].as_array().unwrap();
+    // ron-inline's 1000 locks take more than 1 MiB: 5 of the 6 points run.
+    assert_eq!(rows.len(), 5, "{rows:?}");
+    for r in rows {
+        assert_eq!(r["workload"], "many-locks");
+        assert_eq!(r["repeats"], 2);
+        assert_eq!(r["exclusion_ok"], true);
+        assert!(r["total"].as_u64().unwrap() > 0, "{r}");
+        assert!(r["bytes_per_lock"].as_u64().unwrap() > 0, "{r}");
+        assert_eq!(
+            r["lock_bytes"].as_u64().unwrap(),
+            r["bytes_per_lock"].as_u64().unwrap() * r["n_locks"].as_u64().unwrap()
+        );
+        assert!(r["vs_parking_lot"].is_number(), "{r}");
+        if cfg!(target_os = "linux") {
+            assert!(r["rss_bytes"].as_u64().unwrap() > 0, "{r}");
+            assert!(r["rss_delta_bytes"].is_u64(), "{r}");
+        }
+    }
+    let pl = rows.iter().find(|r| r["lock"] == "parking_lot").unwrap();
+    assert_eq!(pl["vs_parking_lot"], 1.0);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("note: skipped ron-inline at 1000 locks"),
+        "{err}"
+    );
+    assert!(err.contains("note: ron-raw:"), "{err}");
+
+    let o = ron(&[
+        "bench",
+        "--workload",
+        "many-locks",
+        "--locks",
+        "std",
+        "--threads",
+        "1",
+        "--n-locks",
+        "64",
+        "--duration",
+        "10ms",
+        "--warmup",
+        "0",
+        "--repeat",
+        "1",
+        "--format",
+        "csv",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.starts_with("workload,lock,threads,n_locks,"), "{text}");
+    assert!(text.contains("bytes_per_lock") && text.contains("rss_bytes"));
+    assert_eq!(text.lines().count(), 2, "{text}");
+    assert_one_line_error(
+        &["bench", "--workload", "many-locks", "--n-locks", "0"],
+        "--n-locks",
+    );
+}
+
+#[test]
+fn bench_many_locks_resident_memory_grows_with_a_million_locks() {
+    if !std::path::Path::new("/proc/self/statm").exists() {
+        eprintln!("skipped: no /proc/self/statm here");
+        return;
+    }
+    let o = ron(&[
+        "bench",
+        "--workload",
+        "many-locks",
+        "--locks",
+        "parking_lot",
+        "--threads",
+        "1",
+        "--n-locks",
+        "1000000",
+        "--duration",
+        "20ms",
+        "--warmup",
+        "0",
+        "--repeat",
+        "1",
+        "--format",
+        "json",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON on stdout");
+    let r = &v["rows"][0];
+    assert_eq!(r["lock_bytes"], 16_000_000, "{r}");
+    // A fresh process: the 16 MB of locks come from the system, and their
+    // constructors write every page.
+    let delta = r["rss_delta_bytes"].as_u64().unwrap();
+    assert!(delta >= 8 << 20, "RSS grew by {delta} bytes only: {r}");
+    assert!(r["rss_bytes"].as_u64().unwrap() >= delta);
+}

@@ -22,6 +22,12 @@
 //!   no wake-up is in flight (`WAKING`), and every unpark clears it, so the
 //!   second sleeper is woken by a later release: nobody stays asleep.
 //!
+//! * `arrival_passes_sleeper`: the holder releases and at once takes the
+//!   lock again while a waiter sleeps or is being woken: the fast path
+//!   takes a free lock past registered sleepers
+//!   (`ron_park.fast_past_sleepers`) and the woken waiter looks at the word
+//!   while still registered (`ron_park.woken_sees_free`), both counted.
+//!
 //! Every model checks mutual exclusion through a `loom::cell::UnsafeCell`,
 //! the final count, and that the lock is free at the end.
 #![cfg(loom)]
@@ -145,12 +151,41 @@ fn two_sleepers() {
     });
 }
 
+/// A holder, and a waiter in slot 0 that may park; the holder releases
+/// and takes the lock again at once. The second acquisition may take the
+/// free lock by the fast path while the waiter is still registered
+/// (`ron_park.fast_past_sleepers`), and the woken waiter looks at the word
+/// while still registered before it competes (`ron_park.woken_sees_free`):
+/// neither may break exclusion or leave the waiter asleep.
+fn arrival_passes_sleeper() {
+    let mut b = loom::model::Builder::new();
+    b.preemption_bound = Some(3);
+    b.max_branches = 50_000;
+    b.check(|| {
+        let s = Shared::<1>::new();
+        let t = s.lock.acquire_in(0);
+        let waiter = {
+            let s = s.clone();
+            thread::spawn(move || {
+                let t = s.lock.acquire_in(0);
+                s.bump_and_release(t);
+            })
+        };
+        s.bump_and_release(t);
+        let t = s.lock.acquire_in(0);
+        s.bump_and_release(t);
+        waiter.join().unwrap();
+        assert_eq!(s.total(), 3);
+        assert!(!s.lock.is_held(), "lock left held");
+    });
+}
+
 #[test]
 fn park_unpark_races() {
     // One test function: the path counters are process-wide, so the models
     // run one after another and each reads its own counts.
     type Model = (&'static str, fn(), &'static [&'static str]);
-    let models: [Model; 5] = [
+    let models: [Model; 6] = [
         (
             "release races park, one slot",
             || release_races_park::<1>([0, 0]),
@@ -175,6 +210,16 @@ fn park_unpark_races() {
             "timed leaver passes on",
             timed_leaver_passes_on,
             &["ron_park.sleeps", "ron_park.wakes", "ron_park.passes_on"],
+        ),
+        (
+            "an arrival passes a sleeper",
+            arrival_passes_sleeper,
+            &[
+                "ron_park.sleeps",
+                "ron_park.wakes",
+                "ron_park.fast_past_sleepers",
+                "ron_park.woken_sees_free",
+            ],
         ),
     ];
     for (name, run, paths) in models {

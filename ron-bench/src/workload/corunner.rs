@@ -86,15 +86,17 @@ pub struct CorunnerPolicy {
 }
 
 /// The policies compared: nxtRON with each relax policy, RonRaw (its own
-/// spin-then-leave waiting) and parking_lot (the parking reference).
+/// spin-then-leave waiting), RonPark (spin, then sleep on a futex) and
+/// parking_lot (the parking reference).
 #[rustfmt::skip]
 pub fn policies() -> &'static [CorunnerPolicy] {
-    use ron_core::{NxtRon, RonRaw};
+    use ron_core::{NxtRon, RonPark, RonRaw};
     const P: &[CorunnerPolicy] = &[
         CorunnerPolicy { name: "spin", type_name: "NxtRon<16, Spin>", run: run::<Raw<NxtRon<S, Spin>>> },
         CorunnerPolicy { name: "backoff", type_name: "NxtRon<16, Backoff>", run: run::<Raw<NxtRon<S, Backoff>>> },
         CorunnerPolicy { name: "spin-then-yield", type_name: "NxtRon<16, SpinThenYield>", run: run::<Raw<NxtRon<S, SpinThenYield>>> },
         CorunnerPolicy { name: "ron-raw", type_name: "RonRaw", run: run::<Raw<RonRaw>> },
+        CorunnerPolicy { name: "ron-park", type_name: "RonPark", run: run::<Raw<RonPark>> },
         CorunnerPolicy { name: "parking_lot", type_name: "parking_lot::Mutex", run: run::<Raw<parking_lot::RawMutex>> },
     ];
     P

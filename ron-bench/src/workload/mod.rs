@@ -4,7 +4,8 @@
 //! different critical section: `N` threads each repeat
 //! `{ lock; critical section; unlock; busy-wait nCS ns +-15% }` for a
 //! warm-up and then a measured duration. [`corunner`] measures something
-//! else (the cost of waiting on the CPU's other tenants).
+//! else (the cost of waiting on the CPU's other tenants), and [`many_locks`]
+//! another loop: many locks, each operation on a random one.
 //!
 //! Per acquisition, inside the critical section, a thread reads the clock at
 //! entry and stores its exit timestamp and its index in the shared data
@@ -16,6 +17,7 @@
 
 pub mod corunner;
 pub mod kv;
+pub mod many_locks;
 pub mod micro;
 
 use std::sync::Barrier;

@@ -17,6 +17,9 @@ use ron_bench::pin::Pinning;
 use ron_bench::registry::{self, LockKind};
 use ron_bench::report::{self, BenchRow, Report, RunMeta};
 use ron_bench::workload::corunner;
+use ron_bench::workload::many_locks::{
+    self, ManyLocksConfig, ManyLocksGrid, ManyLocksRow, SkippedPoint,
+};
 use ron_bench::workload::{LoopConfig, MAX_THREADS};
 use ron_bench::{BenchError, clock};
 use serde::Serialize;
@@ -37,6 +40,10 @@ pub enum Workload {
     /// A compute thread sharing its CPU with W waiters: its slowdown per
     /// waiting policy.
     Corunner,
+    /// T threads, N locks (`--n-locks`): each operation locks a random one,
+    /// increments its counter, unlocks; with bytes per lock and resident
+    /// memory.
+    ManyLocks,
 }
 
 /// Thread placement.
@@ -47,6 +54,11 @@ pub enum Pin {
     /// Let the scheduler place threads.
     None,
 }
+
+/// Thread counts of the lock-loop workloads when `--threads` is not given.
+const DEFAULT_THREADS: &str = "1,2,8,32";
+/// Thread counts of the many-locks workload when `--threads` is not given.
+const MANY_LOCKS_THREADS: &str = "1,2,16";
 
 /// Arguments of `ron bench`.
 #[derive(clap::Args, Debug)]
@@ -62,9 +74,10 @@ pub struct Args {
     /// names, any case).
     #[arg(long, default_value = "default", value_name = "LIST")]
     pub locks: String,
-    /// Thread counts, comma-separated.
-    #[arg(long, default_value = "1,2,8,32", value_name = "LIST")]
-    pub threads: String,
+    /// Thread counts, comma-separated [default: 1,2,8,32; many-locks:
+    /// 1,2,16].
+    #[arg(long, value_name = "LIST")]
+    pub threads: Option<String>,
     /// Mean non-critical sections, comma-separated: ns, or a multiple of
     /// the uncontended lock+CS+unlock time with an `x` suffix (`40x`).
     /// Each is jittered +-15%.
@@ -92,6 +105,14 @@ pub struct Args {
     /// Seed of the nCS jitter and key generators.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Many-locks: numbers of locks, comma-separated (each operation takes
+    /// a uniformly random one of them).
+    #[arg(long, default_value = "2,1000,1000000", value_name = "LIST")]
+    pub n_locks: String,
+    /// Many-locks: skip a (lock, N) point whose locks would take more than
+    /// this many MiB (a note says so).
+    #[arg(long, default_value_t = 1024, value_name = "MIB")]
+    pub max_lock_memory: u64,
     /// Co-runner: waiters sharing the compute thread's CPU, comma-separated.
     #[arg(long, default_value = "1,3", value_name = "LIST")]
     pub waiters: String,
@@ -147,8 +168,15 @@ pub fn run(args: Args) -> CliResult {
     if args.workload == Workload::Corunner {
         return run_corunner_cmd(&args, duration);
     }
+    if args.workload == Workload::ManyLocks {
+        return run_many_locks_cmd(&args, duration, warmup);
+    }
     let locks = registry::resolve(&args.locks).map_err(bench_err)?;
-    let threads = args::positive_list("--threads", &args.threads, MAX_THREADS)?;
+    let threads = args::positive_list(
+        "--threads",
+        args.threads.as_deref().unwrap_or(DEFAULT_THREADS),
+        MAX_THREADS,
+    )?;
     let ncs = args::ncs_list("--ncs", &args.ncs)?;
     let pinning = match args.pin {
         Pin::Route => Pinning::Route,
@@ -321,6 +349,15 @@ impl Render for Rows<report::CorunnerRow> {
     }
     fn csv(&self) -> String {
         output::csv::corunner(&self.0)
+    }
+}
+
+impl Render for Rows<ManyLocksRow> {
+    fn table(&self) -> String {
+        many_locks_table(&self.0)
+    }
+    fn csv(&self) -> String {
+        many_locks_csv(&self.0)
     }
 }
 
@@ -527,6 +564,229 @@ fn run_corunner_cmd(args: &Args, duration: Duration) -> CliResult {
         output::status(&format!("wrote {}", out.display()));
     }
     Ok(())
+}
+
+fn run_many_locks_cmd(args: &Args, duration: Duration, warmup: Duration) -> CliResult {
+    let locks = registry::resolve(&args.locks).map_err(bench_err)?;
+    let threads = args::positive_list(
+        "--threads",
+        args.threads.as_deref().unwrap_or(MANY_LOCKS_THREADS),
+        MAX_THREADS,
+    )?;
+    let n_locks = args::positive_list("--n-locks", &args.n_locks, many_locks::MAX_LOCKS)?;
+    let grid = ManyLocksGrid {
+        locks,
+        threads,
+        n_locks,
+        base: ManyLocksConfig {
+            duration,
+            warmup,
+            pinning: match args.pin {
+                Pin::Route => Pinning::Route,
+                Pin::None => Pinning::None,
+            },
+            seed: args.seed,
+            max_lock_bytes: args.max_lock_memory.saturating_mul(1 << 20),
+            ..ManyLocksConfig::default()
+        },
+        repeat: args.repeat,
+    };
+    grid.validate().map_err(bench_err)?;
+    let (source, fingerprint) = install_route(args.no_install);
+    let cpus = ron_bench::pin::cpu_order().len();
+    let meta = run_meta(&source, fingerprint, grid.repeat, cpus);
+    let header = format!(
+        "ron bench --workload many-locks: each operation locks one of N locks at random, increments its counter, unlocks\n{} points x {} run{} x ({} + {} warm-up); threads {}; route from {}\n{}, {} CPU{}; resident memory: current RSS (/proc/self/statm) after the measured window, locks alive; +RSS: gained since before the locks were allocated\n",
+        grid.points(),
+        grid.repeat,
+        if grid.repeat == 1 { "" } else { "s" },
+        args::show_duration(duration),
+        args::show_duration(warmup),
+        if grid.base.pinning == Pinning::Route {
+            "pinned along the route"
+        } else {
+            "unpinned"
+        },
+        meta.route_source,
+        meta.cpu_model,
+        meta.cpus,
+        if meta.cpus == 1 { "" } else { "s" },
+    );
+    let pb = progress::bar(
+        grid.runs() as u64,
+        (duration + warmup) * grid.runs() as u32,
+        "many-locks",
+    );
+    let outcome = grid
+        .run(|done, _, label| {
+            pb.set_position(done as u64);
+            pb.set_message(label.to_string());
+        })
+        .map_err(bench_err)?;
+    pb.finish_and_clear();
+    let notes = many_locks_notes(&outcome.rows, &outcome.skipped);
+    let rows = outcome.rows;
+    let text = match args.format {
+        Format::Table => format!("{header}\n{}\n{notes}", many_locks_table(&rows)),
+        Format::Csv => many_locks_csv(&rows),
+        Format::Json => json::pretty(&Report {
+            meta: meta.clone(),
+            rows: rows.clone(),
+        })?,
+    };
+    output::stdout(&text)?;
+    if args.format != Format::Table {
+        eprint!("{notes}");
+    }
+    if let Some(out) = &args.out {
+        save(out, &meta, &rows, &header)?;
+        output::status(&format!("wrote {}", out.display()));
+    }
+    if let Some(bad) = rows.iter().find(|r| !r.exclusion_ok) {
+        return Err(CliError::failed(format!(
+            "mutual exclusion violated: lock {} at {} threads, {} locks lost updates",
+            bad.lock, bad.threads, bad.n_locks
+        )));
+    }
+    Ok(())
+}
+
+fn mib(bytes: u64) -> String {
+    format!("{:.1}", bytes as f64 / (1u64 << 20) as f64)
+}
+
+/// The table of many-locks rows.
+fn many_locks_table(rows: &[ManyLocksRow]) -> String {
+    let header = [
+        "lock",
+        "threads",
+        "locks",
+        "Mops/s",
+        "+- sd",
+        "x parking_lot",
+        "+- sd",
+        "fairness",
+        "CPU ns/op",
+        "bytes/lock",
+        "locks MiB",
+        "RSS MiB",
+        "+RSS MiB",
+    ];
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            vec![
+                if r.exclusion_ok {
+                    r.lock.clone()
+                } else {
+                    format!("{} (EXCLUSION FAILED)", r.lock)
+                },
+                r.threads.to_string(),
+                r.n_locks.to_string(),
+                format!("{:.3}", r.mops_per_s),
+                if r.repeats > 1 {
+                    format!("{:.3}", r.mops_per_s_sd)
+                } else {
+                    "-".into()
+                },
+                table::opt(r.vs_parking_lot, 2),
+                table::opt(r.vs_parking_lot_sd, 2),
+                table::opt(r.fairness_factor, 3),
+                table::opt(r.cpu_ns_per_op, 0),
+                r.bytes_per_lock.to_string(),
+                mib(r.lock_bytes),
+                r.rss_bytes.map_or_else(|| "-".into(), mib),
+                r.rss_delta_bytes.map_or_else(|| "-".into(), mib),
+            ]
+        })
+        .collect();
+    table::table(&header, &cells)
+}
+
+/// The CSV columns of many-locks rows (JSON has these and `per_thread`).
+pub const MANY_LOCKS_COLUMNS: [&str; 22] = [
+    "workload",
+    "lock",
+    "threads",
+    "n_locks",
+    "duration_s",
+    "pinned",
+    "seed",
+    "repeats",
+    "mops_per_s",
+    "mops_per_s_sd",
+    "mops_per_s_min",
+    "mops_per_s_max",
+    "total",
+    "fairness_factor",
+    "cpu_ns_per_op",
+    "vs_parking_lot",
+    "vs_parking_lot_sd",
+    "bytes_per_lock",
+    "lock_bytes",
+    "rss_bytes",
+    "rss_delta_bytes",
+    "exclusion_ok",
+];
+
+/// Many-locks rows as CSV.
+fn many_locks_csv(rows: &[ManyLocksRow]) -> String {
+    let o = |x: Option<f64>| {
+        x.filter(|v| v.is_finite())
+            .map_or_else(String::new, |v| format!("{v:.4}"))
+    };
+    let u = |x: Option<u64>| x.map_or_else(String::new, |v| v.to_string());
+    output::csv::document(
+        &MANY_LOCKS_COLUMNS,
+        rows.iter().map(|r| {
+            vec![
+                r.workload.clone(),
+                r.lock.clone(),
+                r.threads.to_string(),
+                r.n_locks.to_string(),
+                format!("{:.4}", r.duration_s),
+                r.pinned.to_string(),
+                r.seed.to_string(),
+                r.repeats.to_string(),
+                format!("{:.4}", r.mops_per_s),
+                format!("{:.4}", r.mops_per_s_sd),
+                format!("{:.4}", r.mops_per_s_min),
+                format!("{:.4}", r.mops_per_s_max),
+                r.total.to_string(),
+                o(r.fairness_factor),
+                o(r.cpu_ns_per_op),
+                o(r.vs_parking_lot),
+                o(r.vs_parking_lot_sd),
+                r.bytes_per_lock.to_string(),
+                r.lock_bytes.to_string(),
+                u(r.rss_bytes),
+                u(r.rss_delta_bytes),
+                r.exclusion_ok.to_string(),
+            ]
+        }),
+    )
+}
+
+/// The notes under the many-locks output: skipped points, and memory a
+/// lock uses besides its `size_of`.
+fn many_locks_notes(rows: &[ManyLocksRow], skipped: &[SkippedPoint]) -> String {
+    let mut out = String::new();
+    for s in skipped {
+        out.push_str(&format!(
+            "note: skipped {} at {} locks: {}\n",
+            s.lock, s.n_locks, s.reason
+        ));
+    }
+    let mut seen: Vec<&str> = Vec::new();
+    for r in rows {
+        if let Some(n) = many_locks::memory_note(&r.lock)
+            && !seen.contains(&n)
+        {
+            seen.push(n);
+            out.push_str(&format!("note: {n}\n"));
+        }
+    }
+    out
 }
 
 fn list() -> String {
