@@ -31,10 +31,9 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::Shared;
-use loom::sync::Arc;
 use loom::thread;
 use ron_core::timed::Deadline;
-use ron_core::{RonPark, SlotToken, coverage};
+use ron_core::{RonPark, coverage};
 
 fn release_races_park<const S: usize>(slots: [usize; 2]) {
     let mut b = loom::model::Builder::new();

@@ -56,8 +56,10 @@
 /// display order (see the [module docs](crate::locks)).
 ///
 /// `for_each_lock!(callback)`, `for_each_lock!(callback, small)`,
-/// `for_each_lock!(callback, full, relax = R)` or
-/// `for_each_lock!(callback, small, relax = R)`.
+/// `for_each_lock!(callback, full, relax = R)`,
+/// `for_each_lock!(callback, small, relax = R)`, or
+/// `for_each_lock!(callback, slots = N, relax = R)` (the full-size types
+/// with `N` slots where they take a slot count).
 #[macro_export]
 macro_rules! for_each_lock {
     ($cb:ident) => {
@@ -66,25 +68,63 @@ macro_rules! for_each_lock {
     ($cb:ident, $size:ident) => {
         $crate::for_each_lock!($cb, $size, relax = $crate::__rc::relax::DefaultRelax);
     };
+    ($cb:ident, slots = $s:tt, relax = $r:ty) => {
+        $crate::__lock_list!(__each_lock! { $cb, full, }, $s, $r);
+    };
     ($cb:ident, $size:ident, relax = $r:ty) => {
-        // One line per lock: id, [full type] [small type], record.
-        $crate::__lock!($cb, $size, ron_raw, [$crate::__rc::RonRaw] [$crate::__rc::RonRaw], { name: "ron-raw", type_name: "RonRaw", kind: Ron, generic: none, fair: true, timed: false, fifo_abort: false, bound: false, std: false, bytes: 16, about: "RON default: TTAS fast path + route-ordered handover, off-CPU waiters" });
-        $crate::__lock!($cb, $size, ron_inline, [$crate::__rc::RonInline<16>] [$crate::__rc::RonInline<4>], { name: "ron-inline", type_name: "RonInline<16>", kind: Ron, generic: RonInline, fair: true, timed: false, fifo_abort: false, bound: false, std: false, bytes: 2176, about: "RonRaw with its 16 slots inline instead of pooled" });
-        $crate::__lock!($cb, $size, nxt_ron, [$crate::__rc::NxtRon<16, $r>] [$crate::__rc::NxtRon<4, $r>], { name: "nxt-ron", type_name: "NxtRon<16>", kind: Ron, generic: NxtRon, fair: true, timed: false, fifo_abort: false, bound: true, std: false, bytes: 2176, about: "RON-plock + bitmap successor search" });
-        $crate::__lock!($cb, $size, ron_plock, [$crate::__rc::RonPlock<16, $r>] [$crate::__rc::RonPlock<4, $r>], { name: "ron-plock", type_name: "RonPlock<16>", kind: Ron, generic: RonPlock, fair: true, timed: false, fifo_abort: false, bound: true, std: false, bytes: 2176, about: "RON Algorithm 3: per-slot count + grant" });
-        $crate::__lock!($cb, $size, ron_ticket, [$crate::__rc::RonTicket<16, $r>] [$crate::__rc::RonTicket<4, $r>], { name: "ron-ticket", type_name: "RonTicket<16>", kind: Ron, generic: RonTicket, fair: true, timed: false, fifo_abort: true, bound: true, std: false, bytes: 2176, about: "RON Algorithm 2: per-slot ticket locks in route order" });
-        $crate::__lock!($cb, $size, ron, [$crate::__rc::Ron<16, $r>] [$crate::__rc::Ron<4, $r>], { name: "ron", type_name: "Ron<16>", kind: Ron, generic: Ron, fair: true, timed: true, fifo_abort: false, bound: true, std: false, bytes: 2176, about: "RON Algorithm 1 with a claim step" });
-        $crate::__lock!($cb, $size, sh_ron, [$crate::__rc::ShRon<$r>] [$crate::__rc::ShRon<$r>], { name: "sh-ron", type_name: "ShRon", kind: Ron, generic: none, fair: true, timed: false, fifo_abort: false, bound: true, std: false, bytes: 8, about: "shRON: RON with a shared slot table for many locks" });
-        $crate::__lock!($cb, $size, ron_park, [$crate::__rc::RonPark<16>] [$crate::__rc::RonPark<4>], { name: "ron-park", type_name: "RonPark<16>", kind: Ron, generic: RonPark, fair: true, timed: true, fifo_abort: false, bound: false, std: true, bytes: 2304, about: "RON slots whose waiters spin, then sleep on a futex" });
-        $crate::__lock!($cb, $size, mcs, [$crate::__rc::Mcs<$r>] [$crate::__rc::Mcs<$r>], { name: "mcs", type_name: "Mcs", kind: Baseline, generic: none, fair: true, timed: false, fifo_abort: true, bound: true, std: false, bytes: 8, about: "MCS queue lock (FIFO)" });
-        $crate::__lock!($cb, $size, cna, [$crate::__rc::Cna<16, true, $r>] [$crate::__rc::Cna<1, false, $r>], { name: "cna", type_name: "Cna", kind: Baseline, generic: none, fair: true, timed: false, fifo_abort: true, bound: true, std: false, bytes: 8, about: "compact NUMA-aware lock" });
-        $crate::__lock!($cb, $size, cbo_mcs, [$crate::__rc::CBoMcs<8, $r>] [$crate::__rc::CBoMcs<2, $r>], { name: "cbo-mcs", type_name: "CBoMcs<8>", kind: Baseline, generic: none, fair: true, timed: false, fifo_abort: true, bound: false, std: false, bytes: 1152, about: "cohort lock: backoff global + per-node MCS" });
-        $crate::__lock!($cb, $size, fsl, [$crate::__rc::Fsl<4, 16, $r>] [$crate::__rc::Fsl<2, 4, $r>], { name: "fsl", type_name: "Fsl<4>", kind: Baseline, generic: none, fair: true, timed: false, fifo_abort: true, bound: true, std: false, bytes: 2176, about: "FSL: two-level ticket lock, groups of 4 route positions" });
-        $crate::__lock!($cb, $size, ticket, [$crate::__rc::Ticket<$r>] [$crate::__rc::Ticket<$r>], { name: "ticket", type_name: "Ticket", kind: Baseline, generic: none, fair: true, timed: false, fifo_abort: true, bound: true, std: false, bytes: 8, about: "ticket lock (FIFO)" });
-        $crate::__lock!($cb, $size, ttas, [$crate::__rc::Ttas<$r>] [$crate::__rc::Ttas<$r>], { name: "ttas", type_name: "Ttas", kind: Baseline, generic: none, fair: true, timed: true, fifo_abort: false, bound: false, std: false, bytes: 1, about: "test-and-test-and-set" });
-        $crate::__lock!($cb, $size, tas, [$crate::__rc::Tas<$r>] [$crate::__rc::Tas<$r>], { name: "tas", type_name: "Tas", kind: Baseline, generic: none, fair: true, timed: true, fifo_abort: false, bound: false, std: false, bytes: 1, about: "test-and-set" });
+        $crate::__lock_list!(__each_lock! { $cb, $size, }, 16, $r);
     };
 }
+
+/// The list itself: calls `$crate::$m! { $pre (entry) (entry) ... }` with
+/// one `(id, [full type] [small type], { record })` per lock, full types
+/// with `$s` slots and relax policy `$r`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __lock_list {
+    ($m:ident! { $($pre:tt)* }, $s:tt, $r:ty) => {
+        $crate::$m! { $($pre)*
+            (ron_raw, [$crate::__rc::RonRaw] [$crate::__rc::RonRaw], { name: "ron-raw", type_name: "RonRaw", kind: Ron, generic: none, fair: true, timed: false, fifo_abort: false, bound: false, std: false, bytes: 16, about: "RON default: TTAS fast path + route-ordered handover, off-CPU waiters" })
+            (ron_inline, [$crate::__rc::RonInline<$s>] [$crate::__rc::RonInline<4>], { name: "ron-inline", type_name: "RonInline<16>", kind: Ron, generic: RonInline, fair: true, timed: false, fifo_abort: false, bound: false, std: false, bytes: 2176, about: "RonRaw with its 16 slots inline instead of pooled" })
+            (nxt_ron, [$crate::__rc::NxtRon<$s, $r>] [$crate::__rc::NxtRon<4, $r>], { name: "nxt-ron", type_name: "NxtRon<16>", kind: Ron, generic: NxtRon, fair: true, timed: false, fifo_abort: false, bound: true, std: false, bytes: 2176, about: "RON-plock + bitmap successor search" })
+            (ron_plock, [$crate::__rc::RonPlock<$s, $r>] [$crate::__rc::RonPlock<4, $r>], { name: "ron-plock", type_name: "RonPlock<16>", kind: Ron, generic: RonPlock, fair: true, timed: false, fifo_abort: false, bound: true, std: false, bytes: 2176, about: "RON Algorithm 3: per-slot count + grant" })
+            (ron_ticket, [$crate::__rc::RonTicket<$s, $r>] [$crate::__rc::RonTicket<4, $r>], { name: "ron-ticket", type_name: "RonTicket<16>", kind: Ron, generic: RonTicket, fair: true, timed: false, fifo_abort: true, bound: true, std: false, bytes: 2176, about: "RON Algorithm 2: per-slot ticket locks in route order" })
+            (ron, [$crate::__rc::Ron<$s, $r>] [$crate::__rc::Ron<4, $r>], { name: "ron", type_name: "Ron<16>", kind: Ron, generic: Ron, fair: true, timed: true, fifo_abort: false, bound: true, std: false, bytes: 2176, about: "RON Algorithm 1 with a claim step" })
+            (sh_ron, [$crate::__rc::ShRon<$r>] [$crate::__rc::ShRon<$r>], { name: "sh-ron", type_name: "ShRon", kind: Ron, generic: none, fair: true, timed: false, fifo_abort: false, bound: true, std: false, bytes: 8, about: "shRON: RON with a shared slot table for many locks" })
+            (ron_park, [$crate::__rc::RonPark<$s>] [$crate::__rc::RonPark<4>], { name: "ron-park", type_name: "RonPark<16>", kind: Ron, generic: RonPark, fair: true, timed: true, fifo_abort: false, bound: false, std: true, bytes: 2304, about: "RON slots whose waiters spin, then sleep on a futex" })
+            (mcs, [$crate::__rc::Mcs<$r>] [$crate::__rc::Mcs<$r>], { name: "mcs", type_name: "Mcs", kind: Baseline, generic: none, fair: true, timed: false, fifo_abort: true, bound: true, std: false, bytes: 8, about: "MCS queue lock (FIFO)" })
+            (cna, [$crate::__rc::Cna<16, true, $r>] [$crate::__rc::Cna<1, false, $r>], { name: "cna", type_name: "Cna", kind: Baseline, generic: none, fair: true, timed: false, fifo_abort: true, bound: true, std: false, bytes: 8, about: "compact NUMA-aware lock" })
+            (cbo_mcs, [$crate::__rc::CBoMcs<8, $r>] [$crate::__rc::CBoMcs<2, $r>], { name: "cbo-mcs", type_name: "CBoMcs<8>", kind: Baseline, generic: none, fair: true, timed: false, fifo_abort: true, bound: false, std: false, bytes: 1152, about: "cohort lock: backoff global + per-node MCS" })
+            (fsl, [$crate::__rc::Fsl<4, 16, $r>] [$crate::__rc::Fsl<2, 4, $r>], { name: "fsl", type_name: "Fsl<4>", kind: Baseline, generic: none, fair: true, timed: false, fifo_abort: true, bound: true, std: false, bytes: 2176, about: "FSL: two-level ticket lock, groups of 4 route positions" })
+            (ticket, [$crate::__rc::Ticket<$r>] [$crate::__rc::Ticket<$r>], { name: "ticket", type_name: "Ticket", kind: Baseline, generic: none, fair: true, timed: false, fifo_abort: true, bound: true, std: false, bytes: 8, about: "ticket lock (FIFO)" })
+            (ttas, [$crate::__rc::Ttas<$r>] [$crate::__rc::Ttas<$r>], { name: "ttas", type_name: "Ttas", kind: Baseline, generic: none, fair: true, timed: true, fifo_abort: false, bound: false, std: false, bytes: 1, about: "test-and-test-and-set" })
+            (tas, [$crate::__rc::Tas<$r>] [$crate::__rc::Tas<$r>], { name: "tas", type_name: "Tas", kind: Baseline, generic: none, fair: true, timed: true, fifo_abort: false, bound: false, std: false, bytes: 1, about: "test-and-set" })
+        }
+    };
+}
+
+/// Calls the callback of [`for_each_lock!`](crate::for_each_lock) once per
+/// entry of the list.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __each_lock {
+    ($cb:ident, $size:ident, $(($id:ident, [$full:ty] [$small:ty], $rec:tt))*) => {
+        $($crate::__lock!($cb, $size, $id, [$full] [$small], $rec);)*
+    };
+}
+
+/// The command-line names of the list, as an array expression.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __lock_names {
+    ($(($id:ident, [$full:ty] [$small:ty], { name: $name:literal, $($rest:tt)* }))*) => {
+        &[$($name),*]
+    };
+}
+
+/// The command-line names of [`for_each_lock!`](crate::for_each_lock), in
+/// display order.
+pub const NAMES: &[&str] = crate::__lock_list!(__lock_names! {}, 16, crate::__rc::relax::DefaultRelax);
 
 /// Picks the full or small type of one [`for_each_lock!`](crate::for_each_lock)
 /// entry and calls the callback.
@@ -189,17 +229,13 @@ pub fn all() -> Vec<LockInfo> {
     v
 }
 
-/// The command-line names of [`all`], in display order.
-pub fn names() -> Vec<&'static str> {
-    all().iter().map(|l| l.name).collect()
-}
 
 /// Panics unless `covered` names exactly the locks of the list (in any
 /// order): for suites that instantiate each lock by hand (their parameters
 /// differ per lock), so that a lock added to the list and not to them
 /// fails a test.
 pub fn assert_covers(suite: &str, covered: &[&str]) {
-    let names = names();
+    let names = NAMES;
     let missing: Vec<_> = names.iter().filter(|n| !covered.contains(n)).collect();
     let unknown: Vec<_> = covered.iter().filter(|n| !names.contains(n)).collect();
     assert!(
