@@ -57,27 +57,6 @@ fn two_threads<L: ModelLock<Token = SlotToken>>(slots: [usize; 2], migrate: bool
     });
 }
 
-/// A `try_lock` racing an unlock, then a normal lock by the same thread.
-fn try_lock_races_unlock<L: ModelLock<Token = SlotToken>>() {
-    loom::model(|| {
-        let s = Shared::<L>::new();
-        let s2 = s.clone();
-        let h = thread::spawn(move || {
-            let mut n = 0;
-            if let Some(t) = s2.lock.try_lock() {
-                s2.bump_and_release(t);
-                n += 1;
-            }
-            critical(&s2, 1, None);
-            n + 1
-        });
-        critical(&s, 0, None);
-        let theirs = h.join().unwrap();
-        assert_eq!(s.total(), 1 + theirs);
-        assert!(s.lock.try_lock().is_some(), "lock left held");
-    });
-}
-
 /// Three threads: a holder handing off while a waiter of its slot and a
 /// fresh arrival in another slot race (bounded preemptions).
 fn three_threads<L: ModelLock<Token = SlotToken>>(slots: [usize; 3]) {
@@ -133,7 +112,7 @@ macro_rules! models {
             }
             #[test]
             fn try_lock_races_unlock() {
-                super::try_lock_races_unlock::<$two>();
+                common::try_lock_races_unlock::<$two>();
             }
             #[test]
             fn handoff_races_fresh_arrival() {

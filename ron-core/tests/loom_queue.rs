@@ -71,27 +71,6 @@ fn two_threads<L: ModelLock>(hints: [usize; 2], rounds: usize) {
     });
 }
 
-/// A `try_lock` racing an unlock, then a normal lock (exhaustive).
-fn try_lock_races_unlock<L: ModelLock>() {
-    loom::model(|| {
-        let s = Shared::<L>::new();
-        let s2 = s.clone();
-        let h = thread::spawn(move || {
-            let mut n = 1;
-            if let Some(t) = s2.lock.try_lock() {
-                s2.bump_and_release(t);
-                n += 1;
-            }
-            s2.critical(1);
-            n
-        });
-        s.critical(0);
-        let theirs = h.join().unwrap();
-        assert_eq!(s.total(), 1 + theirs);
-        s.assert_free();
-    });
-}
-
 /// `1 + extra.len()` threads, one critical section each (bounded).
 fn many_threads<L: ModelLock>(main_hint: usize, extra: &'static [usize], bound: usize) {
     let mut b = loom::model::Builder::new();
@@ -153,7 +132,7 @@ macro_rules! basic_models {
             }
             #[test]
             fn try_lock_races_unlock() {
-                super::try_lock_races_unlock::<$t>();
+                common::try_lock_races_unlock::<$t>();
             }
             #[test]
             fn three_threads_bounded() {
@@ -178,7 +157,7 @@ mod cna {
     }
     #[test]
     fn try_lock_races_unlock() {
-        super::try_lock_races_unlock::<Cna<0, false>>();
+        common::try_lock_races_unlock::<Cna<0, false>>();
     }
     #[test]
     fn three_threads_groups_0_1_0() {
@@ -205,7 +184,7 @@ mod cbo_mcs {
     }
     #[test]
     fn try_lock_races_unlock() {
-        super::try_lock_races_unlock::<CBoMcs<2>>();
+        common::try_lock_races_unlock::<CBoMcs<2>>();
     }
     #[test]
     fn local_handover_races_other_group() {
@@ -228,7 +207,7 @@ mod fsl {
     }
     #[test]
     fn try_lock_races_unlock() {
-        super::try_lock_races_unlock::<Fsl<1, 2>>();
+        common::try_lock_races_unlock::<Fsl<1, 2>>();
     }
     #[test]
     fn local_handover_races_other_group() {
@@ -251,7 +230,7 @@ mod sh_ron {
     }
     #[test]
     fn try_lock_races_unlock() {
-        super::try_lock_races_unlock::<ShRon>();
+        common::try_lock_races_unlock::<ShRon>();
     }
     #[test]
     fn grant_races_fresh_arrival_same_row() {

@@ -21,9 +21,9 @@ use common::Shared;
 use loom::sync::Arc;
 use loom::sync::atomic::{AtomicBool, Ordering};
 use loom::thread;
+use ron_core::Ron;
 use ron_core::coverage;
 use ron_core::timed::Deadline;
-use ron_core::Ron;
 
 /// A holder in `slots[0]` and a timed waiter in `slots[1]` that gives up
 /// after one look. Unsynchronised (`sync == false`): the deadline has

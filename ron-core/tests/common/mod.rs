@@ -165,3 +165,25 @@ impl<L: ModelLock> Shared<L> {
         unsafe { self.lock.unlock(t) };
     }
 }
+
+/// A `try_lock` racing an unlock, then a normal lock by the same thread
+/// (exhaustive).
+pub fn try_lock_races_unlock<L: ModelLock>() {
+    loom::model(|| {
+        let s = Shared::<L>::new();
+        let s2 = s.clone();
+        let h = thread::spawn(move || {
+            let mut n = 1;
+            if let Some(t) = s2.lock.try_lock() {
+                s2.bump_and_release(t);
+                n += 1;
+            }
+            s2.critical(1);
+            n
+        });
+        s.critical(0);
+        let theirs = h.join().unwrap();
+        assert_eq!(s.total(), 1 + theirs);
+        s.assert_free();
+    });
+}
