@@ -124,7 +124,8 @@ macro_rules! __lock_names {
 
 /// The command-line names of [`for_each_lock!`](crate::for_each_lock), in
 /// display order.
-pub const NAMES: &[&str] = crate::__lock_list!(__lock_names! {}, 16, crate::__rc::relax::DefaultRelax);
+pub const NAMES: &[&str] =
+    crate::__lock_list!(__lock_names! {}, 16, crate::__rc::relax::DefaultRelax);
 
 /// Picks the full or small type of one [`for_each_lock!`](crate::for_each_lock)
 /// entry and calls the callback.
@@ -228,7 +229,6 @@ pub fn all() -> Vec<LockInfo> {
     crate::for_each_lock!(push);
     v
 }
-
 
 /// Panics unless `covered` names exactly the locks of the list (in any
 /// order): for suites that instantiate each lock by hand (their parameters
