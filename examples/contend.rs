@@ -120,25 +120,18 @@ fn main() {
             }
         },
     };
-    let mut locks: Vec<(&str, MakeLock)> = vec![
-        ("RonRaw", api::<ron_core::RonRaw>),
-        ("NxtRon<16>", api::<ron_core::NxtRon<16>>),
-        ("RonPlock<16>", api::<ron_core::RonPlock<16>>),
-        ("RonTicket<16>", api::<ron_core::RonTicket<16>>),
-        ("Ron<16>", api::<ron_core::Ron<16>>),
-        ("ShRon", api::<ron_core::ShRon>),
-        ("Tas", api::<ron_core::Tas>),
-        ("Ttas", api::<ron_core::Ttas>),
-        ("Ticket", api::<ron_core::Ticket>),
-        ("Mcs", api::<ron_core::Mcs>),
-        ("Cna", api::<ron_core::Cna>),
-        ("CBoMcs", api::<ron_core::CBoMcs>),
-        ("Fsl<2>", api::<ron_core::Fsl<2>>),
-        ("std::sync::Mutex", || {
-            Box::new(Std(std::sync::Mutex::new([0; 8])))
-        }),
-        ("parking_lot::Mutex", api::<parking_lot::RawMutex>),
-    ];
+    // Every lock of ron_testkit::for_each_lock!, then the peers.
+    let mut locks: Vec<(&str, MakeLock)> = Vec::new();
+    macro_rules! add {
+        ($id:ident, $ty:ty, { name: $n:literal, type_name: $tn:literal, $($rest:tt)* }) => {
+            locks.push(($tn, api::<$ty>));
+        };
+    }
+    ron_testkit::for_each_lock!(add);
+    locks.push(("std::sync::Mutex", || {
+        Box::new(Std(std::sync::Mutex::new([0; 8])))
+    }));
+    locks.push(("parking_lot::Mutex", api::<parking_lot::RawMutex>));
     if let Some(only) = &only {
         locks.retain(|(name, _)| {
             name.starts_with("parking_lot") || only.iter().any(|o| name.starts_with(o.as_str()))

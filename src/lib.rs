@@ -1,9 +1,6 @@
-//! Shared test support for the ron workspace: the lock conformance suite
-//! that `tests/` runs against every `lock_api::RawMutex` in ron-core.
-
-pub mod conformance;
-
-pub use conformance::Unsynced;
+//! The root package of the ron workspace: cross-crate integration tests,
+//! criterion benches and examples. Test support (the lock list and the
+//! conformance suite) lives in `ron-testkit`.
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]

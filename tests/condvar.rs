@@ -1,5 +1,6 @@
 //! `ron_core::Condvar` (`lock_api::Condvar` over `RonCondvar`) on every
-//! lock of ron-core, in the shapes of std's condvar tests: notify_one,
+//! lock of `ron_testkit::for_each_lock!` (and with one slot, for those that
+//! take a slot count), in the shapes of std's condvar tests: notify_one,
 //! notify_all with many waiters, wait_while, a ping-pong that would hang on
 //! a lost wake-up, a bounded producer-consumer queue, and (for the locks
 //! with `RawMutexTimed`) wait_for / wait_while_for / wait_until.
@@ -15,11 +16,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use lock_api::{Mutex, RawMutex, RawMutexTimed};
-use ron_core::{
-    CBoMcs, Cna, Condvar, Fsl, Mcs, NxtRon, Ron, RonInline, RonPark, RonPlock, RonRaw, RonTicket,
-    ShRon, Tas, Ticket, Ttas,
-};
-use ron_suite::conformance::{progress, with_watchdog};
+use ron_core::Condvar;
+use ron_testkit::conformance::{progress, with_watchdog};
+use ron_testkit::{for_each_lock, if_lock};
 
 /// A lock that a condvar test can run on.
 trait Lock: RawMutex + Send + Sync + 'static {}
@@ -306,6 +305,7 @@ fn wait_timeout<R: TimedLock>() {
 macro_rules! condvar_tests {
     ($name:ident, $lock:ty $(, $timed:ident)?) => {
         mod $name {
+            #[allow(unused_imports)]
             use super::*;
 
             #[test]
@@ -344,20 +344,27 @@ macro_rules! condvar_tests {
     };
 }
 
-condvar_tests!(tas, Tas, timed);
-condvar_tests!(ttas, Ttas, timed);
-condvar_tests!(ticket, Ticket);
-condvar_tests!(mcs, Mcs);
-condvar_tests!(cna, Cna);
-condvar_tests!(cbo_mcs, CBoMcs);
-condvar_tests!(fsl, Fsl<2>);
-condvar_tests!(sh_ron, ShRon);
-condvar_tests!(ron_1, Ron<1>, timed);
-condvar_tests!(ron_64, Ron<64>, timed);
-condvar_tests!(ron_plock, RonPlock<16>);
-condvar_tests!(nxt_ron, NxtRon<16>);
-condvar_tests!(ron_ticket, RonTicket<16>);
-condvar_tests!(ron_raw, RonRaw);
-condvar_tests!(ron_inline_1, RonInline<1>);
-condvar_tests!(ron_park, RonPark, timed);
-condvar_tests!(ron_park_1, RonPark<1>, timed);
+/// The condvar tests of one lock (full size, and with one slot when it
+/// takes a slot count); `wait_timeout` for the timed locks.
+macro_rules! each {
+    ($id:ident, $ty:ty, $rec:tt) => {
+        mod $id {
+            use super::*;
+            if_lock!(timed in $rec => {
+                condvar_tests!(full, $ty, timed);
+            } else {
+                condvar_tests!(full, $ty);
+            });
+            each!(@s1 $rec);
+        }
+    };
+    (@s1 { name: $n:tt, type_name: $t:tt, kind: $k:tt, generic: none, $($rest:tt)* }) => {};
+    (@s1 { name: $n:tt, type_name: $t:tt, kind: $k:tt, generic: $gen:ident, fair: $f:tt, timed: true, $($rest:tt)* }) => {
+        condvar_tests!(s1, ron_core::$gen<1>, timed);
+    };
+    (@s1 { name: $n:tt, type_name: $t:tt, kind: $k:tt, generic: $gen:ident, $($rest:tt)* }) => {
+        condvar_tests!(s1, ron_core::$gen<1>);
+    };
+}
+
+for_each_lock!(each);

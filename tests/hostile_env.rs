@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex as StdMutex, MutexGuard as StdGuard};
 
 use ron_core::{NxtRon, RonRaw, ShRon, hint, route};
-use ron_suite::conformance::{mutual_exclusion_checked, with_watchdog};
+use ron_testkit::conformance::{mutual_exclusion_checked, with_watchdog};
 use ron_topo::calibration::{Calibration, Fingerprint};
 use ron_topo::install::{ENV_CALIBRATION, RouteSource, install_with};
 use ron_topo::{InstallReport, LatencyMatrix, SolveOptions, Topology, solve};

@@ -1,4 +1,4 @@
-//! Stress: every lock type at 2, 8, 32 and 128 threads on whatever this
+//! Stress: every lock of `ron_testkit::for_each_lock!` at 2, 8, 32 and 128 threads on whatever this
 //! machine has (2 cores in CI), with randomized critical sections, random
 //! sleeps and yields, random re-pinning (thread migration), nested locks in
 //! a fixed order and a non-atomic counter in the protected data.
@@ -14,11 +14,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use lock_api::{Mutex, RawMutex};
-use ron_core::{
-    CBoMcs, Cna, Fsl, Mcs, NxtRon, Ron, RonPark, RonPlock, RonRaw, RonTicket, ShRon, Tas, Ticket,
-    Ttas,
-};
-use ron_suite::Unsynced;
+use ron_testkit::{Unsynced, for_each_lock};
 
 const THREADS: [usize; 4] = [2, 8, 32, 128];
 const STALL: Duration = Duration::from_secs(10);
@@ -139,22 +135,13 @@ type Point = fn(&str, usize, Duration) -> u64;
 #[test]
 #[ignore = "long: run with --ignored (see .ci/stress)"]
 fn stress() {
-    let locks: &[(&str, Point)] = &[
-        ("RonRaw", point::<RonRaw>),
-        ("RonPark", point::<RonPark>),
-        ("NxtRon<16>", point::<NxtRon<16>>),
-        ("RonPlock<16>", point::<RonPlock<16>>),
-        ("RonTicket<16>", point::<RonTicket<16>>),
-        ("Ron<16>", point::<Ron<16>>),
-        ("ShRon", point::<ShRon>),
-        ("Tas", point::<Tas>),
-        ("Ttas", point::<Ttas>),
-        ("Ticket", point::<Ticket>),
-        ("Mcs", point::<Mcs>),
-        ("Cna", point::<Cna>),
-        ("CBoMcs", point::<CBoMcs>),
-        ("Fsl<2>", point::<Fsl<2>>),
-    ];
+    let mut locks: Vec<(&str, Point)> = Vec::new();
+    macro_rules! add {
+        ($id:ident, $ty:ty, { name: $n:literal, type_name: $tn:literal, $($rest:tt)* }) => {
+            locks.push(($tn, point::<$ty>));
+        };
+    }
+    for_each_lock!(add);
     let total: f64 = std::env::var("RON_STRESS_SECS")
         .ok()
         .and_then(|v| v.parse().ok())

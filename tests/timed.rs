@@ -1,4 +1,6 @@
-//! `lock_api::RawMutexTimed` on every ron-core lock that implements it:
+//! `lock_api::RawMutexTimed` on every lock of `ron_testkit::for_each_lock!`
+//! that implements it (full size, and with 1, 2 and 64 slots for those
+//! that take a slot count):
 //! `try_lock_for` gives up while another thread holds the lock (and not
 //! before its timeout), `try_lock_until` with a past instant is one
 //! attempt, a waiter that gives up leaves the lock fully usable, and timed
@@ -13,9 +15,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use lock_api::{Mutex, RawMutexTimed};
-use ron_core::{Ron, RonPark, Tas, Ttas};
-use ron_suite::Unsynced;
-use ron_suite::conformance::with_watchdog;
+use ron_testkit::Unsynced;
+use ron_testkit::conformance::with_watchdog;
+use ron_testkit::{for_each_lock, if_lock};
 
 /// The timed locks under test use std's clock types.
 trait StdTimed: RawMutexTimed<Duration = Duration, Instant = Instant> + Send + Sync + 'static {}
@@ -152,6 +154,7 @@ fn mixed_contention<R: StdTimed>(threads: usize) {
 macro_rules! timed_tests {
     ($name:ident, $lock:ty) => {
         mod $name {
+            #[allow(unused_imports)]
             use super::*;
 
             #[test]
@@ -174,11 +177,24 @@ macro_rules! timed_tests {
     };
 }
 
-timed_tests!(tas, Tas);
-timed_tests!(ttas, Ttas);
-timed_tests!(ron_1, Ron<1>);
-timed_tests!(ron_2, Ron<2>);
-timed_tests!(ron_64, Ron<64>);
-timed_tests!(ron_park, RonPark);
-timed_tests!(ron_park_1, RonPark<1>);
-timed_tests!(ron_park_64, RonPark<64>);
+/// The timed tests of one timed lock (full size, and 1, 2 and 64 slots
+/// when it takes a slot count).
+macro_rules! each {
+    ($id:ident, $ty:ty, $rec:tt) => {
+        if_lock!(timed in $rec => {
+            mod $id {
+                use super::*;
+                timed_tests!(full, $ty);
+                each!(@slots $rec);
+            }
+        });
+    };
+    (@slots { name: $n:tt, type_name: $t:tt, kind: $k:tt, generic: none, $($rest:tt)* }) => {};
+    (@slots { name: $n:tt, type_name: $t:tt, kind: $k:tt, generic: $gen:ident, $($rest:tt)* }) => {
+        timed_tests!(s1, ron_core::$gen<1>);
+        timed_tests!(s2, ron_core::$gen<2>);
+        timed_tests!(s64, ron_core::$gen<64>);
+    };
+}
+
+for_each_lock!(each);

@@ -1,7 +1,8 @@
 //! The lock state machine: a byte string drives `lock`, `try_lock`,
 //! `unlock`, `unlock_fair`, `bump`, `mem::forget` of a guard, moving and
 //! dropping a held lock, garbage CPU hints and route changes, on one lock
-//! of each ron-core type, in one thread, checked against a model.
+//! of each type of `ron_testkit::for_each_lock!` (full size and small) and
+//! a few more slot counts, in one thread, checked against a model.
 //!
 //! The model per lock: free, held (we keep its guard state), or leaked (a
 //! guard was forgotten: the lock stays held for good). `lock` is only
@@ -15,9 +16,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use libfuzzer_sys::fuzz_target;
 use lock_api::{RawMutex, RawMutexFair};
-use ron_core::{
-    CBoMcs, Cna, Fsl, Mcs, NxtRon, Ron, RonInline, RonPlock, RonRaw, RonTicket, ShRon, Tas, Ticket, Ttas,
-};
+use ron_core::{NxtRon, Ron, RonInline, RonPlock, RonTicket};
+use ron_testkit::{for_each_lock, if_lock};
 
 /// The fair-unlock half of the API, for the types that have it.
 struct Fair<R: RawMutex> {
@@ -191,25 +191,28 @@ fn hint() -> usize {
     HINT.load(Ordering::Relaxed)
 }
 
-/// One of each ron-core lock type (add a line here when a type lands).
+/// Every lock of the list, full size and small, then a few more slot
+/// counts (the list is `ron_testkit::for_each_lock!`: a new lock is added
+/// there).
 fn locks() -> Vec<Box<dyn Entry>> {
-    vec![
-        Model::<RonRaw>::new("RonRaw", fair()),
-        Model::<RonInline<1>>::new("RonInline<1>", fair()),
-        Model::<NxtRon<4>>::new("NxtRon<4>", fair()),
-        Model::<NxtRon<130>>::new("NxtRon<130>", fair()),
-        Model::<RonPlock<3>>::new("RonPlock<3>", fair()),
-        Model::<RonTicket<2>>::new("RonTicket<2>", fair()),
-        Model::<Ron<2>>::new("Ron<2>", fair()),
-        Model::<ShRon>::new("ShRon", fair()),
-        Model::<Tas>::new("Tas", None),
-        Model::<Ttas>::new("Ttas", None),
-        Model::<Ticket>::new("Ticket", fair()),
-        Model::<Mcs>::new("Mcs", fair()),
-        Model::<Cna>::new("Cna", fair()),
-        Model::<CBoMcs>::new("CBoMcs", fair()),
-        Model::<Fsl<2>>::new("Fsl<2>", fair()),
-    ]
+    let mut v: Vec<Box<dyn Entry>> = Vec::new();
+    macro_rules! add {
+        ($id:ident, $ty:ty, $rec:tt) => {
+            if_lock!(fair in $rec => {
+                v.push(Model::<$ty>::new(std::any::type_name::<$ty>(), fair()));
+            } else {
+                v.push(Model::<$ty>::new(std::any::type_name::<$ty>(), None));
+            });
+        };
+    }
+    for_each_lock!(add);
+    for_each_lock!(add, small);
+    v.push(Model::<RonInline<1>>::new("RonInline<1>", fair()));
+    v.push(Model::<NxtRon<130>>::new("NxtRon<130>", fair()));
+    v.push(Model::<RonPlock<3>>::new("RonPlock<3>", fair()));
+    v.push(Model::<RonTicket<2>>::new("RonTicket<2>", fair()));
+    v.push(Model::<Ron<2>>::new("Ron<2>", fair()));
+    v
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -1,7 +1,9 @@
 //! Lock names -> the lock types they run.
 //!
-//! [`visit_all`] is the one list of benchmarked locks: adding a lock is one
-//! line there. Everything else is derived from it: [`registry`] (name ->
+//! [`visit_all`] lists the benchmarked locks: every ron-core lock of
+//! `ron_testkit::for_each_lock!` (the one list of locks of the workspace:
+//! adding a lock is one line there), then the peers. Everything else is
+//! derived from it: [`registry`] (name ->
 //! type-erased runners for each workload), `ron bench --list`, and the
 //! criterion benches (which implement [`LockVisitor`] themselves).
 //!
@@ -13,8 +15,6 @@
 //! and ignoring `-`, `_`, `:`; the output always uses the command-line name.
 
 use std::sync::OnceLock;
-
-use ron_core::ron_raw::DEFAULT_SLOTS as S;
 
 use crate::error::BenchError;
 use crate::mutex::{MutexFamily, Raw, SpinMutex, SpinTicketMutex, StdMutex};
@@ -66,26 +66,18 @@ fn info(
     }
 }
 
-/// Calls `v.visit::<F>(..)` for every benchmarked lock, in display order.
+/// Calls `v.visit::<F>(..)` for every benchmarked lock, in display order:
+/// the ron-core locks of `ron_testkit::for_each_lock!`, then the peers.
 #[rustfmt::skip]
 pub fn visit_all<V: LockVisitor>(v: &mut V) {
-    use LockKind::{Baseline, Peer, Ron};
-    use ron_core as rc;
-    // One line per lock: command-line name, kind, type, description.
-    v.visit::<Raw<rc::RonRaw>>(info("ron-raw", Ron, "RonRaw", "RON default: TTAS fast path + route-ordered handover, off-CPU waiters"));
-    v.visit::<Raw<rc::RonInline<S>>>(info("ron-inline", Ron, "RonInline<16>", "RonRaw with its 16 slots inline instead of pooled"));
-    v.visit::<Raw<rc::NxtRon<S>>>(info("nxt-ron", Ron, "NxtRon<16>", "RON-plock + bitmap successor search"));
-    v.visit::<Raw<rc::RonPlock<S>>>(info("ron-plock", Ron, "RonPlock<16>", "RON Algorithm 3: per-slot count + grant"));
-    v.visit::<Raw<rc::RonTicket<S>>>(info("ron-ticket", Ron, "RonTicket<16>", "RON Algorithm 2: per-slot ticket locks in route order"));
-    v.visit::<Raw<rc::Ron<S>>>(info("ron", Ron, "Ron<16>", "RON Algorithm 1 with a claim step"));
-    v.visit::<Raw<rc::ShRon>>(info("sh-ron", Ron, "ShRon", "shRON: RON with a shared slot table for many locks"));
-    v.visit::<Raw<rc::Mcs>>(info("mcs", Baseline, "Mcs", "MCS queue lock (FIFO)"));
-    v.visit::<Raw<rc::Cna>>(info("cna", Baseline, "Cna", "compact NUMA-aware lock"));
-    v.visit::<Raw<rc::CBoMcs>>(info("cbo-mcs", Baseline, "CBoMcs<8>", "cohort lock: backoff global + per-node MCS"));
-    v.visit::<Raw<rc::Fsl<4>>>(info("fsl", Baseline, "Fsl<4>", "FSL: two-level ticket lock, groups of 4 route positions"));
-    v.visit::<Raw<rc::Ticket>>(info("ticket", Baseline, "Ticket", "ticket lock (FIFO)"));
-    v.visit::<Raw<rc::Ttas>>(info("ttas", Baseline, "Ttas", "test-and-test-and-set"));
-    v.visit::<Raw<rc::Tas>>(info("tas", Baseline, "Tas", "test-and-set"));
+    macro_rules! ron_lock {
+        ($id:ident, $ty:ty, { name: $name:literal, type_name: $tn:literal, kind: $kind:ident, generic: $g:tt, fair: $f:tt, timed: $t:tt, fifo_abort: $a:tt, bound: $b:tt, std: $s:tt, bytes: $bytes:tt, about: $about:literal }) => {
+            v.visit::<Raw<$ty>>(info($name, LockKind::$kind, $tn, $about));
+        };
+    }
+    ron_testkit::for_each_lock!(ron_lock);
+    use LockKind::Peer;
+    // One line per peer: command-line name, kind, type, description.
     v.visit::<Raw<parking_lot::RawMutex>>(info("parking_lot", Peer, "parking_lot::Mutex", "parking_lot 0.13: spin a little, then park"));
     v.visit::<StdMutex>(info("std", Peer, "std::sync::Mutex", "std: futex-based"));
     v.visit::<SpinMutex>(info("spin", Peer, "spin::Mutex", "spin 0.12 SpinMutex: test-and-set"));

@@ -12,8 +12,9 @@
 //! are bounded to [`PREEMPTIONS_3`] preemptions.
 #![cfg(loom)]
 
-use loom::cell::UnsafeCell;
-use loom::sync::Arc;
+mod common;
+
+use common::{ModelLock, Shared};
 use loom::thread;
 use ron_core::{NxtRon, Ron, RonInline, RonPlock, RonRaw, RonTicket, SlotToken};
 
@@ -22,86 +23,18 @@ const PREEMPTIONS_3: usize = 1;
 /// Preemption bound of the two-thread, two-round models.
 const PREEMPTIONS_2R: usize = 2;
 
-trait ModelLock: Send + Sync + 'static {
-    fn create() -> Self;
-    fn lock_in(&self, slot: usize) -> SlotToken;
-    fn try_lock(&self) -> Option<SlotToken>;
-    /// # Safety
-    /// The caller holds the lock.
-    unsafe fn unlock(&self, token: SlotToken);
-}
-
-macro_rules! model_lock {
-    ($($t:ty),*) => {$(
-        impl ModelLock for $t {
-            fn create() -> Self {
-                <$t>::new()
-            }
-            fn lock_in(&self, slot: usize) -> SlotToken {
-                self.acquire_in(slot)
-            }
-            fn try_lock(&self) -> Option<SlotToken> {
-                self.try_acquire()
-            }
-            unsafe fn unlock(&self, token: SlotToken) {
-                // SAFETY: forwarded contract.
-                unsafe { self.release(token) }
-            }
-        }
-    )*};
-}
-model_lock!(
-    Ron<1>,
-    Ron<2>,
-    RonPlock<1>,
-    RonPlock<2>,
-    NxtRon<1>,
-    NxtRon<2>,
-    RonTicket<1>,
-    RonTicket<2>,
-    RonInline<1>,
-    RonInline<2>,
-    RonRaw
-);
-
-struct Shared<L> {
-    lock: L,
-    count: UnsafeCell<usize>,
-}
-
-// SAFETY: `count` is only touched while `lock` is held; the models check
-// exactly that (loom flags any unsynchronized access).
-unsafe impl<L: Sync> Sync for Shared<L> {}
-
-impl<L: ModelLock> Shared<L> {
-    fn new() -> Arc<Self> {
-        Arc::new(Shared {
-            lock: L::create(),
-            count: UnsafeCell::new(0),
-        })
-    }
-
-    /// Lock waiting in `slot`, bump, unlock with a token naming
-    /// `unlock_as` (a migrated thread) or the real token.
-    fn critical(&self, slot: usize, unlock_as: Option<usize>) {
-        let t = self.lock.lock_in(slot);
-        // SAFETY: the lock is held.
-        self.count.with_mut(|c| unsafe { *c += 1 });
-        let t = unlock_as.map_or(t, SlotToken::at);
-        // SAFETY: we hold the lock; any token slot is safe by contract.
-        unsafe { self.lock.unlock(t) };
-    }
-
-    fn total(&self) -> usize {
-        // SAFETY: called after every other thread joined.
-        self.count.with(|c| unsafe { *c })
-    }
+/// Lock waiting in `slot`, bump, unlock with a token naming `unlock_as` (a
+/// migrated thread) or the real token.
+fn critical<L: ModelLock<Token = SlotToken>>(s: &Shared<L>, slot: usize, unlock_as: Option<usize>) {
+    let t = s.lock.lock_in(slot);
+    // Any token slot is safe by contract.
+    s.bump_and_release(unlock_as.map_or(t, SlotToken::at));
 }
 
 /// Two threads, each `rounds` critical sections in its slot: exhaustive for
 /// one round, [`PREEMPTIONS_2R`] preemptions for more (a waiter coming back
 /// while its previous handover is still being taken).
-fn two_threads<L: ModelLock>(slots: [usize; 2], migrate: bool, rounds: usize) {
+fn two_threads<L: ModelLock<Token = SlotToken>>(slots: [usize; 2], migrate: bool, rounds: usize) {
     let mut b = loom::model::Builder::new();
     if rounds > 1 {
         b.preemption_bound = Some(PREEMPTIONS_2R);
@@ -112,11 +45,11 @@ fn two_threads<L: ModelLock>(slots: [usize; 2], migrate: bool, rounds: usize) {
         let s2 = s.clone();
         let h = thread::spawn(move || {
             for _ in 0..rounds {
-                s2.critical(slots[1], migrate.then_some(slots[1] + 1));
+                critical(&s2, slots[1], migrate.then_some(slots[1] + 1));
             }
         });
         for _ in 0..rounds {
-            s.critical(slots[0], None);
+            critical(&s, slots[0], None);
         }
         h.join().unwrap();
         assert_eq!(s.total(), 2 * rounds);
@@ -124,33 +57,9 @@ fn two_threads<L: ModelLock>(slots: [usize; 2], migrate: bool, rounds: usize) {
     });
 }
 
-/// A `try_lock` racing an unlock, then a normal lock by the same thread.
-fn try_lock_races_unlock<L: ModelLock>() {
-    loom::model(|| {
-        let s = Shared::<L>::new();
-        let s2 = s.clone();
-        let h = thread::spawn(move || {
-            let mut n = 0;
-            if let Some(t) = s2.lock.try_lock() {
-                // SAFETY: the lock is held.
-                s2.count.with_mut(|c| unsafe { *c += 1 });
-                // SAFETY: we hold the lock.
-                unsafe { s2.lock.unlock(t) };
-                n += 1;
-            }
-            s2.critical(1, None);
-            n + 1
-        });
-        s.critical(0, None);
-        let theirs = h.join().unwrap();
-        assert_eq!(s.total(), 1 + theirs);
-        assert!(s.lock.try_lock().is_some(), "lock left held");
-    });
-}
-
 /// Three threads: a holder handing off while a waiter of its slot and a
 /// fresh arrival in another slot race (bounded preemptions).
-fn three_threads<L: ModelLock>(slots: [usize; 3]) {
+fn three_threads<L: ModelLock<Token = SlotToken>>(slots: [usize; 3]) {
     let mut b = loom::model::Builder::new();
     b.preemption_bound = Some(PREEMPTIONS_3);
     b.max_branches = 50_000;
@@ -160,10 +69,10 @@ fn three_threads<L: ModelLock>(slots: [usize; 3]) {
             .into_iter()
             .map(|slot| {
                 let s = s.clone();
-                thread::spawn(move || s.critical(slot, None))
+                thread::spawn(move || critical(&s, slot, None))
             })
             .collect();
-        s.critical(slots[0], None);
+        critical(&s, slots[0], None);
         for h in hs {
             h.join().unwrap();
         }
@@ -203,7 +112,7 @@ macro_rules! models {
             }
             #[test]
             fn try_lock_races_unlock() {
-                super::try_lock_races_unlock::<$two>();
+                common::try_lock_races_unlock::<$two>();
             }
             #[test]
             fn handoff_races_fresh_arrival() {

@@ -4,7 +4,7 @@
 //! Run: `RUSTFLAGS="--cfg loom" cargo test -p ron-core --release --test
 //! loom_coverage -- --nocapture` (prints the counts per model).
 //!
-//! The models of `loom.rs` / `loom_baseline.rs` keep critical sections
+//! The models of `loom.rs` / `loom_queue.rs` keep critical sections
 //! empty, so with one preemption most schedules never see a waiter
 //! registered while the lock is held. Here the holder waits inside its
 //! critical section (yielding) until the waiters say they registered (the
@@ -19,11 +19,12 @@
 //! once over the explored schedules.
 #![cfg(loom)]
 
+mod common;
+
 use std::sync::Mutex;
 
-use loom::cell::UnsafeCell;
+use common::Shared;
 use loom::sync::Arc;
-use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::thread;
 use ron_core::sh_ron::ShTable;
 use ron_core::{NxtRon, RonPlock, ShRon, SlotToken, coverage};
@@ -100,54 +101,12 @@ macro_rules! slotted {
 }
 slotted!(NxtRon<2>, RonPlock<2>);
 
-/// A lock, the counter it protects and how many waiters registered.
-struct Shared<L> {
-    lock: L,
-    count: UnsafeCell<usize>,
-    registered: AtomicUsize,
-}
-
-// SAFETY: `count` is only touched with `lock` held; loom checks that.
-unsafe impl<L: Sync> Sync for Shared<L> {}
-
-impl<L> Shared<L> {
-    fn new(lock: L) -> Arc<Self> {
-        Arc::new(Shared {
-            lock,
-            count: UnsafeCell::new(0),
-            registered: AtomicUsize::new(0),
-        })
-    }
-
-    /// The critical section: a yield inside, so others run meanwhile.
-    fn bump(&self) {
-        // SAFETY: the caller holds the lock.
-        let v = self.count.with(|c| unsafe { *c });
-        thread::yield_now();
-        // SAFETY: as above.
-        self.count.with_mut(|c| unsafe { *c = v + 1 });
-    }
-
-    /// Inside the critical section: yields until `n` waiters registered.
-    fn wait_for_waiters(&self, n: usize) {
-        // SeqCst: the test's own flag, not under test.
-        while self.registered.load(Ordering::SeqCst) < n {
-            thread::yield_now();
-        }
-    }
-
-    fn total(&self) -> usize {
-        // SAFETY: every other thread was joined.
-        self.count.with(|c| unsafe { *c })
-    }
-}
-
 /// The holder takes the lock in `holder_slot`; two waiters arrive in
 /// `waiter_slots` and register while it holds; it hands over, then (if
 /// `again`) comes back for a second round while the waiters hand the lock
 /// on.
 fn handover_model<L: Slotted>(holder_slot: usize, waiter_slots: [usize; 2], again: bool) {
-    let s = Shared::new(L::create());
+    let s = Shared::with(L::create());
     let t = s.lock.lock_observed(holder_slot, || ());
     let hs: Vec<_> = waiter_slots
         .into_iter()
@@ -155,16 +114,16 @@ fn handover_model<L: Slotted>(holder_slot: usize, waiter_slots: [usize; 2], agai
             let s = s.clone();
             thread::spawn(move || {
                 let t = s.lock.lock_observed(slot, || {
-                    s.registered.fetch_add(1, Ordering::SeqCst);
+                    s.register();
                 });
-                s.bump();
+                s.bump_yielding();
                 // SAFETY: held.
                 unsafe { s.lock.unlock(t) };
             })
         })
         .collect();
     s.wait_for_waiters(2);
-    s.bump();
+    s.bump_yielding();
     // SAFETY: held.
     unsafe { s.lock.unlock(t) };
     if again {
@@ -174,7 +133,7 @@ fn handover_model<L: Slotted>(holder_slot: usize, waiter_slots: [usize; 2], agai
             // Not the fast path: the holder waited in its slot again.
             coverage::record("model.second_round_waited");
         }
-        s.bump();
+        s.bump_yielding();
         // SAFETY: held.
         unsafe { s.lock.unlock(t) };
     }
@@ -190,16 +149,16 @@ fn handover_model<L: Slotted>(holder_slot: usize, waiter_slots: [usize; 2], agai
 /// One waiter registers while the lock is held; the holder lets go without
 /// waiting for it (the waiter may also find the lock free).
 fn racing_model<L: Slotted>() {
-    let s = Shared::new(L::create());
+    let s = Shared::with(L::create());
     let s2 = s.clone();
     let h = thread::spawn(move || {
         let t = s2.lock.lock_observed(1, || ());
-        s2.bump();
+        s2.bump_yielding();
         // SAFETY: held.
         unsafe { s2.lock.unlock(t) };
     });
     let t = s.lock.lock_observed(0, || ());
-    s.bump();
+    s.bump_yielding();
     // SAFETY: held.
     unsafe { s.lock.unlock(t) };
     h.join().unwrap();
@@ -335,7 +294,7 @@ mod sh_ron {
     /// second round. Then the lock is dropped and its column must be free.
     fn handover(waiter_rows: [usize; 2]) {
         let table: &'static ShTable = Box::leak(Box::new(ShTable::new()));
-        let s = Shared::new(Sh::new_in(table));
+        let s = Shared::with(Sh::new_in(table));
         let base = rows_reached();
         let t = lock_in(&s.lock, 0);
         let hs: Vec<_> = waiter_rows
@@ -344,21 +303,21 @@ mod sh_ron {
                 let s = s.clone();
                 thread::spawn(move || {
                     let t = lock_in(&s.lock, row);
-                    s.bump();
+                    s.bump_yielding();
                     // SAFETY: held.
                     unsafe { s.lock.release(t) };
                 })
             })
             .collect();
         wait_for_rows(base, 2);
-        s.bump();
+        s.bump_yielding();
         // SAFETY: held.
         unsafe { s.lock.release(t) };
         let t = lock_in(&s.lock, 0);
         if t.slot().is_some() {
             coverage::record("model.second_round_waited");
         }
-        s.bump();
+        s.bump_yielding();
         // SAFETY: held.
         unsafe { s.lock.release(t) };
         for h in hs {
@@ -539,18 +498,18 @@ mod sh_ron {
                         l
                     })
                     .collect();
-                let s = Shared::new(Sh::new_in(table));
+                let s = Shared::with(Sh::new_in(table));
                 let t = lock_in(&s.lock, 0);
                 let s2 = s.clone();
                 let h = thread::spawn(move || {
-                    s2.registered.fetch_add(1, Ordering::SeqCst);
+                    s2.register();
                     let t = lock_in(&s2.lock, 1);
-                    s2.bump();
+                    s2.bump_yielding();
                     // SAFETY: held.
                     unsafe { s2.lock.release(t) };
                 });
                 s.wait_for_waiters(1);
-                s.bump();
+                s.bump_yielding();
                 // SAFETY: held.
                 unsafe { s.lock.release(t) };
                 h.join().unwrap();
@@ -575,16 +534,16 @@ fn ron_raw_acquire_by_hint() {
         &["ron_raw."],
         &[],
         || {
-            let s = Shared::new(ron_core::RonInline::<2>::new());
+            let s = Shared::with(ron_core::RonInline::<2>::new());
             let s2 = s.clone();
             let h = thread::spawn(move || {
                 let t = s2.lock.acquire();
-                s2.bump();
+                s2.bump_yielding();
                 // SAFETY: held.
                 unsafe { s2.lock.release(t) };
             });
             let t = s.lock.acquire();
-            s.bump();
+            s.bump_yielding();
             // SAFETY: held.
             unsafe { s.lock.release(t) };
             h.join().unwrap();

@@ -32,48 +32,20 @@
 //! the final count, and that the lock is free at the end.
 #![cfg(loom)]
 
+mod common;
+
 use std::time::{Duration, Instant};
 
-use loom::cell::UnsafeCell;
-use loom::sync::Arc;
+use common::Shared;
 use loom::thread;
 use ron_core::timed::Deadline;
-use ron_core::{RonPark, SlotToken, coverage};
-
-struct Shared<const S: usize> {
-    lock: RonPark<S>,
-    count: UnsafeCell<usize>,
-}
-
-// SAFETY: `count` is only touched while `lock` is held; loom checks it.
-unsafe impl<const S: usize> Sync for Shared<S> {}
-
-impl<const S: usize> Shared<S> {
-    fn new() -> Arc<Self> {
-        Arc::new(Shared {
-            lock: RonPark::new(),
-            count: UnsafeCell::new(0),
-        })
-    }
-
-    fn bump_and_release(&self, t: SlotToken) {
-        // SAFETY: the lock is held.
-        self.count.with_mut(|c| unsafe { *c += 1 });
-        // SAFETY: we hold the lock with `t`.
-        unsafe { self.lock.release(t) };
-    }
-
-    fn total(&self) -> usize {
-        // SAFETY: called after every other thread joined.
-        self.count.with(|c| unsafe { *c })
-    }
-}
+use ron_core::{RonPark, coverage};
 
 fn release_races_park<const S: usize>(slots: [usize; 2]) {
     let mut b = loom::model::Builder::new();
     b.max_branches = 50_000;
     b.check(move || {
-        let s = Shared::<S>::new();
+        let s = Shared::<RonPark<S>>::new();
         let t = s.lock.acquire_in(slots[0]);
         let s2 = s.clone();
         let h = thread::spawn(move || {
@@ -92,7 +64,7 @@ fn timed_leaver_passes_on() {
     b.preemption_bound = Some(2);
     b.max_branches = 50_000;
     b.check(|| {
-        let s = Shared::<2>::new();
+        let s = Shared::<RonPark<2>>::new();
         let t = s.lock.acquire_in(0);
         let sleeper = {
             let s = s.clone();
@@ -130,7 +102,7 @@ fn two_sleepers() {
     b.preemption_bound = Some(2);
     b.max_branches = 50_000;
     b.check(|| {
-        let s = Shared::<2>::new();
+        let s = Shared::<RonPark<2>>::new();
         let t = s.lock.acquire_in(0);
         let hs: Vec<_> = [0, 1]
             .into_iter()

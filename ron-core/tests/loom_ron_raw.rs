@@ -19,6 +19,8 @@
 //! under `cfg(loom)`).
 #![cfg(loom)]
 
+mod common;
+
 use std::sync::Mutex;
 
 use loom::cell::UnsafeCell;
@@ -49,14 +51,7 @@ const CAP_3: usize = 20_000;
 /// several threads: one model at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
 
-struct Shared {
-    lock: RonInline<2>,
-    count: UnsafeCell<usize>,
-}
-
-// SAFETY: `count` is only touched while `lock` is held; the models check
-// exactly that (loom flags any unsynchronized access).
-unsafe impl Sync for Shared {}
+type Shared = common::Shared<RonInline<2>>;
 
 /// One model: thread `i` runs `rounds[i]` critical sections waiting in
 /// slot `slots[i]`, each yielding `cs_yields` times inside.
@@ -84,14 +79,10 @@ impl Model {
         let (slots, rounds, cs_yields) = (self.slots, self.rounds, self.cs_yields);
         b.check(move || {
             coverage::record("ron_raw.executions");
-            let s = Arc::new(Shared {
-                lock: RonInline::new(),
-                count: UnsafeCell::new(0),
-            });
+            let s = Shared::new();
             let critical = move |s: &Shared, slot: usize| {
                 let t: SlotToken = s.lock.acquire_in(slot);
-                // SAFETY: the lock is held.
-                s.count.with_mut(|c| unsafe { *c += 1 });
+                s.bump();
                 for _ in 0..cs_yields {
                     thread::yield_now();
                 }
@@ -114,9 +105,7 @@ impl Model {
             for h in hs {
                 h.join().unwrap();
             }
-            // SAFETY: every other thread joined.
-            let total = s.count.with(|c| unsafe { *c });
-            assert_eq!(total, rounds.iter().sum::<usize>());
+            assert_eq!(s.total(), rounds.iter().sum::<usize>());
             assert!(s.lock.try_acquire().is_some(), "lock left held");
         });
         PATHS.iter().map(|&p| (p, coverage::count(p))).collect()

@@ -13,44 +13,17 @@
 //! the final count, and that the lock is free at the end.
 #![cfg(loom)]
 
+mod common;
+
 use std::time::{Duration, Instant};
 
-use loom::cell::UnsafeCell;
+use common::Shared;
 use loom::sync::Arc;
 use loom::sync::atomic::{AtomicBool, Ordering};
 use loom::thread;
+use ron_core::Ron;
 use ron_core::coverage;
 use ron_core::timed::Deadline;
-use ron_core::{Ron, SlotToken};
-
-struct Shared<const S: usize> {
-    lock: Ron<S>,
-    count: UnsafeCell<usize>,
-}
-
-// SAFETY: `count` is only touched while `lock` is held; loom checks it.
-unsafe impl<const S: usize> Sync for Shared<S> {}
-
-impl<const S: usize> Shared<S> {
-    fn new() -> Arc<Self> {
-        Arc::new(Shared {
-            lock: Ron::new(),
-            count: UnsafeCell::new(0),
-        })
-    }
-
-    fn bump_and_release(&self, t: SlotToken) {
-        // SAFETY: the lock is held.
-        self.count.with_mut(|c| unsafe { *c += 1 });
-        // SAFETY: we hold the lock with `t`.
-        unsafe { self.lock.release(t) };
-    }
-
-    fn total(&self) -> usize {
-        // SAFETY: called after every other thread joined.
-        self.count.with(|c| unsafe { *c })
-    }
-}
 
 /// A holder in `slots[0]` and a timed waiter in `slots[1]` that gives up
 /// after one look. Unsynchronised (`sync == false`): the deadline has
@@ -62,7 +35,7 @@ fn abort_races_handover<const S: usize>(slots: [usize; 2], sync: bool) {
     let mut b = loom::model::Builder::new();
     b.preemption_bound = Some(3);
     b.check(move || {
-        let s = Shared::<S>::new();
+        let s = Shared::<Ron<S>>::new();
         let t = s.lock.acquire_in(slots[0]);
         let looked = Arc::new(AtomicBool::new(false));
         let s2 = s.clone();

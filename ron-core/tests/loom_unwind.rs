@@ -15,12 +15,12 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use loom::cell::UnsafeCell;
-use loom::sync::Arc;
+mod common;
+
+use common::{ModelLock, Shared};
 use loom::sync::atomic::AtomicBool;
 use loom::thread;
 use ron_core::relax::Relax;
-use ron_core::sh_ron::ShTable;
 use ron_core::{NxtRon, Ron, RonPlock, ShRon, SlotToken, coverage};
 use std::sync::atomic::Ordering::SeqCst;
 
@@ -43,93 +43,19 @@ impl Relax for PanicRelax {
     }
 }
 
-trait ModelLock: Send + Sync + 'static {
-    fn create() -> Self;
-    /// Acquires waiting in `slot`.
-    fn lock_in(&self, slot: usize) -> SlotToken;
-    fn try_lock(&self) -> Option<SlotToken>;
-    /// # Safety
-    /// The caller holds the lock.
-    unsafe fn unlock(&self, token: SlotToken);
-}
-
-/// The slot locks with the panicking relax policy.
-macro_rules! model_lock {
-    ($($t:ident<$s:literal>),*) => {$(
-        impl ModelLock for $t<$s, PanicRelax> {
-            fn create() -> Self {
-                Self::new()
-            }
-            fn lock_in(&self, slot: usize) -> SlotToken {
-                self.acquire_in(slot)
-            }
-            fn try_lock(&self) -> Option<SlotToken> {
-                self.try_acquire()
-            }
-            unsafe fn unlock(&self, token: SlotToken) {
-                // SAFETY: forwarded contract.
-                unsafe { self.release(token) }
-            }
-        }
-    )*};
-}
-model_lock!(
-    Ron<1>,
-    Ron<2>,
-    RonPlock<1>,
-    RonPlock<2>,
-    NxtRon<1>,
-    NxtRon<2>
-);
-
-impl ModelLock for ShRon<PanicRelax> {
-    fn create() -> Self {
-        ShRon::new_in(Box::leak(Box::new(ShTable::new())))
-    }
-    fn lock_in(&self, row: usize) -> SlotToken {
-        self.acquire_in(row)
-    }
-    fn try_lock(&self) -> Option<SlotToken> {
-        self.try_acquire()
-    }
-    unsafe fn unlock(&self, token: SlotToken) {
-        // SAFETY: forwarded contract.
-        unsafe { self.release(token) }
-    }
-}
-
-struct Shared<L> {
-    lock: L,
-    count: UnsafeCell<usize>,
-}
-
-// SAFETY: `count` is only touched while `lock` is held; loom flags any
-// unsynchronized access.
-unsafe impl<L: Sync> Sync for Shared<L> {}
-
-impl<L: ModelLock> Shared<L> {
-    fn bump(&self) {
-        // SAFETY: the caller holds the lock (loom checks it).
-        self.count.with_mut(|c| unsafe { *c += 1 });
-    }
-}
-
 /// The holder (fast path, then unlocking with a token naming
 /// `holder_slot`) races a waiter of `waiter_slot` whose relax panics. With
 /// `after_registration` the holder unlocks only once the waiter registered
 /// and looked (its relax says so, then panics), so the unlock finds it and
 /// races its leaving (loom's exploration does not otherwise reach a bitmap
 /// unlock that sees the waiter).
-fn waiter_unwinds_races_unlock<L: ModelLock>(
+fn waiter_unwinds_races_unlock<L: ModelLock<Token = SlotToken>>(
     holder_slot: usize,
     waiter_slot: usize,
     after_registration: bool,
 ) {
     loom::model(move || {
-        let s = Arc::new(Shared {
-            lock: L::create(),
-            count: UnsafeCell::new(0),
-        });
+        let s = Shared::<L>::new();
         // The fast path: nobody else runs yet.
         let _fast = s.lock.lock_in(holder_slot);
         s.bump();
@@ -139,9 +65,7 @@ fn waiter_unwinds_races_unlock<L: ModelLock>(
             match r {
                 Ok(t) => {
                     // The waiter got the lock before its relax ran.
-                    s2.bump();
-                    // SAFETY: we hold the lock.
-                    unsafe { s2.lock.unlock(t) };
+                    s2.bump_and_release(t);
                     1
                 }
                 Err(_) => 0,
@@ -156,11 +80,8 @@ fn waiter_unwinds_races_unlock<L: ModelLock>(
         unsafe { s.lock.unlock(SlotToken::at(holder_slot)) };
         let theirs = h.join().unwrap();
         let t2 = s.lock.try_lock().expect("lock left held after the unwind");
-        s.bump();
-        // SAFETY: we hold the lock.
-        unsafe { s.lock.unlock(t2) };
-        // SAFETY: every other thread joined.
-        assert_eq!(s.count.with(|c| unsafe { *c }), 2 + theirs);
+        s.bump_and_release(t2);
+        assert_eq!(s.total(), 2 + theirs);
     });
 }
 

@@ -1,4 +1,5 @@
-//! A small multi-threaded smoke test of every lock type, sized for Miri.
+//! A small multi-threaded smoke test of every lock of
+//! `ron_testkit::for_each_lock!` (its small types), sized for Miri.
 //!
 //! `.ci/miri` runs it under Miri (`-Zmiri-permissive-provenance`); it also
 //! runs natively (`cargo test -p ron-core --release --test miri_smoke`) in
@@ -8,9 +9,10 @@
 //! and handed between threads through exposed addresses, ShRon claims
 //! table columns (allocating pages) and rows and grants them, the RON
 //! family registers in and grants slots, the cohort and FSL locks pass
-//! their global lock within a group. Threads choose their waiting room
-//! explicitly (`acquire_in`, two threads sharing one) as well as through
-//! the CPU hint (`lock`).
+//! their global lock within a group. Locks are driven through
+//! `lock_api::RawMutexFair` only; threads choose their waiting room through
+//! a CPU hint provider that returns a per-thread place (two threads sharing
+//! one), or a different place every time.
 //!
 //! What fails it: a lost update of the plain `u64` counter (exact totals),
 //! two threads inside at once, a lock still held at the end, and under
@@ -18,12 +20,12 @@
 //! or other undefined behaviour.
 #![cfg(not(loom))]
 
-use std::cell::UnsafeCell;
+use std::cell::{Cell, UnsafeCell};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use lock_api::{RawMutex, RawMutexFair};
-use ron_core::{CBoMcs, Cna, Fsl, Mcs, NxtRon, Ron, RonPlock, RonRaw, RonTicket, ShRon};
-use ron_core::{Tas, Ticket, Ttas};
+use ron_core::{Cna, ShRon};
+use ron_testkit::{for_each_lock, if_lock};
 
 /// Acquisitions per thread and lock (Miri runs ~10^4 times slower).
 const ITERS: usize = if cfg!(miri) { 12 } else { 400 };
@@ -71,88 +73,41 @@ impl Counter {
     }
 }
 
-/// A lock whose waiting room (slot, table row, group, local lock) the
-/// caller can choose; `at` may be any value.
+thread_local! {
+    /// The CPU hint of this thread (see [`place_hint`]).
+    static PLACE: Cell<usize> = const { Cell::new(0) };
+}
+
+/// The hint provider of this test binary: the calling thread's [`PLACE`].
+fn place_hint() -> usize {
+    PLACE.with(Cell::get)
+}
+
+/// Sets this thread's CPU hint (installing [`place_hint`] and two groups,
+/// `cpu % 2`, once).
+fn set_place(at: usize) {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let g: Vec<usize> = (0..ron_core::route::MAX_CPUS).map(|c| c % 2).collect();
+        ron_core::groups::install(&g).unwrap();
+        ron_core::hint::set_provider(place_hint);
+    });
+    PLACE.with(|p| p.set(at));
+}
+
+/// A lock of the smoke test; its guard state may move between threads.
 trait Smoke: RawMutexFair + Send + Sync
 where
     Self::Guard: Send,
 {
-    fn lock_at(&self, at: usize) -> Self::Guard;
-}
-
-macro_rules! smoke_in {
-    ($($ty:ty),* $(,)?) => {$(
-        impl Smoke for $ty {
-            fn lock_at(&self, at: usize) -> Self::Guard {
-                self.acquire_in(at)
-            }
-        }
-    )*};
-}
-smoke_in!(
-    RonRaw,
-    NxtRon<16>,
-    RonPlock<4>,
-    RonTicket<4>,
-    Ron<4>,
-    ShRon,
-    CBoMcs<2>,
-    Fsl<2, 4>,
-    Cna,
-    Cna<1, false>,
-);
-
-macro_rules! smoke_plain {
-    ($($ty:ty),* $(,)?) => {$(
-        impl Smoke for $ty {
-            fn lock_at(&self, _at: usize) -> Self::Guard {
-                self.lock()
-            }
-        }
-    )*};
-}
-smoke_plain!(Ticket, Mcs);
-
-/// `Tas`/`Ttas` are not `RawMutexFair`; a thin wrapper makes them so
-/// (plain unlock) for the shared driver.
-struct Unfair<R>(R);
-
-// SAFETY: forwards every call to `R`, a `RawMutex`.
-unsafe impl<R: RawMutex> RawMutex for Unfair<R> {
-    #[allow(clippy::declare_interior_mutable_const)]
-    const INIT: Self = Unfair(R::INIT);
-    type Guard = R::Guard;
-    fn lock(&self) -> R::Guard {
-        self.0.lock()
-    }
-    fn try_lock(&self) -> Option<R::Guard> {
-        self.0.try_lock()
-    }
-    unsafe fn unlock(&self, guard: R::Guard) {
-        // SAFETY: forwarded contract.
-        unsafe { self.0.unlock(guard) }
-    }
-    fn is_locked(&self) -> bool {
-        self.0.is_locked()
+    /// Acquires with CPU hint `at` (any value).
+    fn lock_at(&self, at: usize) -> Self::Guard {
+        set_place(at);
+        self.lock()
     }
 }
 
-// SAFETY: as above; a fair unlock is a plain one.
-unsafe impl<R: RawMutex> RawMutexFair for Unfair<R> {
-    unsafe fn unlock_fair(&self, guard: R::Guard) {
-        // SAFETY: forwarded contract.
-        unsafe { self.0.unlock(guard) }
-    }
-}
-
-impl<R: RawMutex + Send + Sync> Smoke for Unfair<R>
-where
-    R::Guard: Send,
-{
-    fn lock_at(&self, _at: usize) -> R::Guard {
-        self.0.lock()
-    }
-}
+impl<R: RawMutexFair + Send + Sync> Smoke for R where R::Guard: Send {}
 
 /// The lock is held by this thread while another thread contends and then
 /// acquires it through a (probably contended) slow path, and exits with
@@ -194,7 +149,7 @@ where
             s.spawn(move || {
                 for i in 0..ITERS {
                     let g = match i % 3 {
-                        0 => lock.lock(),
+                        0 => lock.lock_at(i),
                         1 => lock.lock_at(at),
                         _ => match lock.try_lock() {
                             Some(g) => g,
@@ -237,50 +192,24 @@ where
     hammer_on(&lock, &[0, 1, 1]);
 }
 
-#[test]
-fn ron_raw() {
-    smoke::<RonRaw>();
+/// One test per lock of the list (its small type).
+macro_rules! smoke_test {
+    ($id:ident, $ty:ty, $rec:tt) => {
+        if_lock!(fair in $rec => {
+            #[test]
+            fn $id() {
+                smoke::<$ty>();
+            }
+        });
+    };
 }
 
-#[test]
-fn nxt_ron() {
-    smoke::<NxtRon<16>>();
-}
+for_each_lock!(smoke_test, small);
 
+/// The default CNA (shuffle reduction, flush after 2^16), beside the
+/// list's small one.
 #[test]
-fn ron_plock() {
-    smoke::<RonPlock<4>>();
-}
-
-#[test]
-fn ron_ticket() {
-    smoke::<RonTicket<4>>();
-}
-
-#[test]
-fn ron_alg1() {
-    smoke::<Ron<4>>();
-}
-
-#[test]
-fn sh_ron() {
-    smoke::<ShRon>();
-}
-
-#[test]
-fn tas_ttas_ticket() {
-    smoke::<Unfair<Tas>>();
-    smoke::<Unfair<Ttas>>();
-    smoke::<Ticket>();
-}
-
-#[test]
-fn mcs() {
-    smoke::<Mcs>();
-}
-
-#[test]
-fn cna() {
+fn cna_default() {
     smoke::<Cna>();
 }
 
@@ -292,12 +221,6 @@ fn cna_reordering() {
     let lock = <Cna<1, false>>::INIT;
     handoff_to_exiting_thread(&lock, 1);
     hammer_on(&lock, &[0, 1, 0, 1, 0]);
-}
-
-#[test]
-fn cohort_and_fsl() {
-    smoke::<CBoMcs<2>>();
-    smoke::<Fsl<2, 4>>();
 }
 
 /// ShRon's wait table under concurrent lock creation and drop: each thread

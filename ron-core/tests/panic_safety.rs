@@ -37,8 +37,11 @@ use std::thread;
 use lock_api::{Mutex, MutexGuard, RawMutex};
 use ron_core::coverage;
 use ron_core::relax::Relax;
-use ron_core::{CBoMcs, Cna, Fsl, Mcs, NxtRon, Ron, RonPlock, RonRaw, RonTicket, ShRon};
-use ron_core::{Tas, Ticket, Ttas};
+use ron_core::{
+    CBoMcs, Cna, Fsl, Mcs, NxtRon, Ron, RonInline, RonPark, RonPlock, RonRaw, RonTicket,
+};
+use ron_core::{ShRon, Tas, Ticket, Ttas};
+use ron_testkit::{for_each_lock, if_lock};
 
 /// Acquisitions per thread in the exclusion check (Miri is ~10^4x slower).
 const ITERS: u64 = if cfg!(miri) { 8 } else { 100 };
@@ -288,11 +291,11 @@ fn unlock_hint_panics_with_waiter<L: RawMutex + Sync>(m: &Mutex<L, u64>) {
     check_usable(m);
 }
 
-/// (c) for `RonRaw`, which has no relax policy to say when a waiter is
+/// (c) for `RonRaw` and `RonInline`, which have no relax policy to say when a waiter is
 /// registered: unlock with a panicking hint while another thread keeps
 /// acquiring, until unlocks found it registered and asked the hint; each
 /// such unlock must have released the lock (the other thread goes on).
-fn ron_raw_unlock_hint_panics_with_waiter(m: &Mutex<RonRaw, u64>) {
+fn hint_only_unlock_hint_panics_with_waiter<L: RawMutex + Sync>(m: &Mutex<L, u64>) {
     let stop = AtomicBool::new(false);
     let mut hits = 0;
     thread::scope(|s| {
@@ -389,48 +392,61 @@ unwinding_lock_tests! {
         left = Some("sh_ron.unwind_left"), took_grant = Some("sh_ron.unwind_took_grant");
 }
 
-/// `RonRaw` has no relax policy: its only user code is the hint, asked on
-/// the slow path before the waiter registers, and in an unlock with
-/// registered waiters and no recorded slot.
-mod ron_raw {
-    use super::*;
+/// `RonRaw`, `RonInline` and `RonPark` have no relax policy: their only
+/// user code is the hint, asked on the slow path before the waiter
+/// registers, and (`RonRaw`, `RonInline`) in an unlock with registered
+/// waiters and no recorded slot.
+macro_rules! hint_only_lock_tests {
+    ($($name:ident: $ty:ty, unlock_with_waiter = $with_waiter:expr;)*) => {$(
+        mod $name {
+            use super::*;
 
-    #[test]
-    fn waiter_hint_panics_while_held() {
-        let _s = serial();
-        let m = Mutex::<RonRaw, u64>::new(0);
-        let g = m.lock();
-        thread::scope(|s| {
-            let panicked = s
-                .spawn(|| {
-                    HINT_PANICS.set(1);
-                    panics_with(Mode::Calm, || drop(m.lock()))
-                })
-                .join()
-                .unwrap();
-            assert!(panicked, "the waiter did not ask the hint");
-        });
-        drop(g);
-        check_usable(&m);
-    }
+            #[test]
+            fn waiter_hint_panics_while_held() {
+                let _s = serial();
+                let m = Mutex::<$ty, u64>::new(0);
+                let g = m.lock();
+                thread::scope(|s| {
+                    let panicked = s
+                        .spawn(|| {
+                            HINT_PANICS.set(1);
+                            panics_with(Mode::Calm, || drop(m.lock()))
+                        })
+                        .join()
+                        .unwrap();
+                    assert!(panicked, "the waiter did not ask the hint");
+                });
+                drop(g);
+                check_usable(&m);
+            }
 
-    #[test]
-    fn nested_lock_hint_panics() {
-        let _s = serial();
-        let m = Mutex::<RonRaw, u64>::new(0);
-        let g = m.lock();
-        HINT_PANICS.set(1);
-        assert!(panics_with(Mode::Calm, || drop(m.lock())));
-        drop(g);
-        check_usable(&m);
-    }
+            #[test]
+            fn nested_lock_hint_panics() {
+                let _s = serial();
+                let m = Mutex::<$ty, u64>::new(0);
+                let g = m.lock();
+                HINT_PANICS.set(1);
+                assert!(panics_with(Mode::Calm, || drop(m.lock())));
+                drop(g);
+                check_usable(&m);
+            }
 
-    #[test]
-    fn unlock_hint_panics() {
-        let _s = serial();
-        super::unlock_hint_panics(&Mutex::<RonRaw, u64>::new(0), false);
-        ron_raw_unlock_hint_panics_with_waiter(&Mutex::new(0));
-    }
+            #[test]
+            fn unlock_hint_panics() {
+                let _s = serial();
+                super::unlock_hint_panics(&Mutex::<$ty, u64>::new(0), false);
+                if $with_waiter {
+                    hint_only_unlock_hint_panics_with_waiter(&Mutex::<$ty, u64>::new(0));
+                }
+            }
+        }
+    )*};
+}
+
+hint_only_lock_tests! {
+    ron_raw: RonRaw, unlock_with_waiter = true;
+    ron_inline: RonInline<4>, unlock_with_waiter = true;
+    ron_park: RonPark<4>, unlock_with_waiter = false;
 }
 
 /// `CBoMcs` waits for its global lock while holding its group's queue
@@ -542,36 +558,62 @@ fn libc_sigabrt() -> i32 {
     6
 }
 
+/// The aborting (FIFO) locks of `ron_testkit::for_each_lock!` (small
+/// types, with the test relax policy).
 macro_rules! aborting_lock_tests {
-    ($($name:ident: $ty:ty, $lock:literal;)*) => {$(
-        #[cfg(unix)]
-        mod $name {
-            use super::*;
+    ($name:ident, $ty:ty, { name: $n:literal, type_name: $lock:literal, $($rest:tt)* }) => {
+        if_lock!(fifo_abort in { name: $n, type_name: $lock, $($rest)* } => {
+            #[cfg(unix)]
+            mod $name {
+                use super::*;
 
-            #[test]
-            #[cfg_attr(miri, ignore = "Miri cannot spawn processes")]
-            fn waiter_panics_while_held_aborts() {
-                must_abort(concat!(stringify!($name), "::waiter_panics_while_held_aborts"), $lock, || {
-                    super::waiter_panics_while_held(&Mutex::<$ty, u64>::new(0))
-                });
-            }
+                /// The lock's name as its abort message spells it.
+                fn lock() -> &'static str {
+                    $lock.split('<').next().unwrap()
+                }
 
-            #[test]
-            #[cfg_attr(miri, ignore = "Miri cannot spawn processes")]
-            fn nested_lock_panics_aborts() {
-                must_abort(concat!(stringify!($name), "::nested_lock_panics_aborts"), $lock, || {
-                    super::nested_lock_panics(&Mutex::<$ty, u64>::new(0))
-                });
+                #[test]
+                #[cfg_attr(miri, ignore = "Miri cannot spawn processes")]
+                fn waiter_panics_while_held_aborts() {
+                    must_abort(concat!(stringify!($name), "::waiter_panics_while_held_aborts"), lock(), || {
+                        super::waiter_panics_while_held(&Mutex::<$ty, u64>::new(0))
+                    });
+                }
+
+                #[test]
+                #[cfg_attr(miri, ignore = "Miri cannot spawn processes")]
+                fn nested_lock_panics_aborts() {
+                    must_abort(concat!(stringify!($name), "::nested_lock_panics_aborts"), lock(), || {
+                        super::nested_lock_panics(&Mutex::<$ty, u64>::new(0))
+                    });
+                }
             }
-        }
-    )*};
+        });
+    };
 }
 
-aborting_lock_tests! {
-    ticket: Ticket<TestRelax>, "Ticket";
-    mcs: Mcs<TestRelax>, "Mcs";
-    cna: Cna<16, true, TestRelax>, "Cna";
-    cbo_mcs: CBoMcs<2, TestRelax>, "CBoMcs";
-    fsl: Fsl<1, 4, TestRelax>, "Fsl";
-    ron_ticket: RonTicket<4, TestRelax>, "RonTicket";
+for_each_lock!(aborting_lock_tests, small, relax = TestRelax);
+
+/// Every lock of the list has panic-safety tests here: the aborting ones
+/// through the list, the others by hand (their parameters differ per lock).
+#[test]
+fn every_lock_is_covered() {
+    let mut covered = vec![
+        "tas",
+        "ttas",
+        "ron",
+        "ron-plock",
+        "nxt-ron",
+        "sh-ron",
+        "ron-raw",
+        "ron-inline",
+        "ron-park",
+    ];
+    covered.extend(
+        ron_testkit::locks::all()
+            .iter()
+            .filter(|l| l.fifo_abort)
+            .map(|l| l.name),
+    );
+    ron_testkit::assert_covers("panic_safety", &covered);
 }

@@ -1,7 +1,9 @@
 //! Randomized schedules of many threads, beyond loom's reach: every lock
 //! of the crate under shuttle's PCT scheduler (`check_pct`, which finds
 //! bugs of depth `d` with a known probability per run) and its uniformly
-//! random one (`check_random`), with 4 to 16 threads and thousands of
+//! random one (`check_random`) (the small types of
+//! `ron_testkit::for_each_lock!`: a lock of the list without a `TestLock`
+//! impl here fails to compile), with 4 to 16 threads and thousands of
 //! executions per test, where the loom models stop at 2-4 threads and one
 //! preemption.
 //!
@@ -36,6 +38,7 @@ use ron_core::{
     CBoMcs, Cna, Fsl, Mcs, NxtRon, Ron, RonInline, RonPlock, RonRaw, RonTicket, ShRon, SlotToken,
     Tas, Ticket, Ttas,
 };
+use ron_testkit::for_each_lock;
 use shuttle::scheduler::{PctScheduler, RandomScheduler};
 use shuttle::sync::Arc;
 use shuttle::sync::atomic::{AtomicUsize, Ordering};
@@ -76,7 +79,7 @@ macro_rules! plain {
 }
 plain!(Tas, Ttas, Ticket, Mcs);
 
-impl TestLock for Cna {
+impl TestLock for Cna<1, false> {
     fn lock_in(&self, hint: usize) {
         self.acquire_in(hint)
     }
@@ -91,7 +94,7 @@ macro_rules! grouped {
         }
     )*};
 }
-grouped!(CBoMcs<4>, Fsl<2, 4>);
+grouped!(CBoMcs<2>, Fsl<2, 4>);
 
 macro_rules! slotted {
     ($($t:ty),*) => {$(
@@ -315,47 +318,43 @@ fn harness_catches_a_broken_lock() {
 }
 
 macro_rules! suite {
-    ($($m:ident: $t:ty;)*) => {$(
+    // RonPark's futex falls back to a poll (spin, then yield) under
+    // shuttle, and every one of its schedules here ran past shuttle's bound
+    // of 1,000,000 steps; its park / wake protocol is modelled by loom
+    // (`loom_ron_park.rs`) instead.
+    (ron_park, $t:ty, $rec:tt) => {};
+    ($m:ident, $t:ty, $rec:tt) => {
         mod $m {
             use super::*;
 
             #[test]
             fn exclusion_4_threads() {
-                check::<$t>(concat!(stringify!($m), "::exclusion_4_threads"), 2000, || {
-                    exclusion::<$t>(4, 3)
-                });
+                check::<$t>(
+                    concat!(stringify!($m), "::exclusion_4_threads"),
+                    2000,
+                    || exclusion::<$t>(4, 3),
+                );
             }
 
             #[test]
             fn exclusion_16_threads() {
-                check::<$t>(concat!(stringify!($m), "::exclusion_16_threads"), 600, || {
-                    exclusion::<$t>(16, 2)
-                });
+                check::<$t>(
+                    concat!(stringify!($m), "::exclusion_16_threads"),
+                    600,
+                    || exclusion::<$t>(16, 2),
+                );
             }
 
             #[test]
             fn try_and_nested_4_threads() {
-                check::<$t>(concat!(stringify!($m), "::try_and_nested_4_threads"), 1000, || {
-                    try_and_nested::<$t>(4, 2)
-                });
+                check::<$t>(
+                    concat!(stringify!($m), "::try_and_nested_4_threads"),
+                    1000,
+                    || try_and_nested::<$t>(4, 2),
+                );
             }
         }
-    )*};
+    };
 }
 
-suite! {
-    ron_raw: RonRaw;
-    ron_inline: RonInline<4>;
-    nxt_ron: NxtRon<4>;
-    ron_plock: RonPlock<4>;
-    ron_ticket: RonTicket<4>;
-    ron: Ron<4>;
-    sh_ron: ShRon;
-    tas: Tas;
-    ttas: Ttas;
-    ticket: Ticket;
-    mcs: Mcs;
-    cna: Cna;
-    cbo_mcs: CBoMcs<4>;
-    fsl: Fsl<2, 4>;
-}
+for_each_lock!(suite, small);

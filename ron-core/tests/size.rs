@@ -1,24 +1,40 @@
-//! Bytes per lock, as documented on each type.
+//! Bytes per lock, as documented on each type and recorded in
+//! `ron_testkit::for_each_lock!` (`bytes`: the full-size type; a type with
+//! a slot count takes 128 bytes per slot).
 #![cfg(not(loom))]
 
 use core::mem::size_of;
-use ron_core::{NxtRon, Ron, RonInline, RonPlock, RonRaw, RonTicket};
+use ron_testkit::for_each_lock;
 
+/// Every lock of the list has the size its record states; one with a slot
+/// count `S` grows by 128 bytes per slot.
 #[test]
-fn ron_family_is_128_bytes_per_slot_plus_lock_word() {
-    for (size, slots) in [
-        (size_of::<Ron<1>>(), 1),
-        (size_of::<Ron<64>>(), 64),
-        (size_of::<RonPlock<3>>(), 3),
-        (size_of::<RonPlock<256>>(), 256),
-        (size_of::<NxtRon<65>>(), 65),
-        (size_of::<RonTicket<2>>(), 2),
-        (size_of::<RonInline<1>>(), 1),
-        (size_of::<RonInline<256>>(), 256),
-    ] {
-        assert_eq!(size, 128 * (slots + 1), "{slots} slots");
+fn bytes_per_lock() {
+    macro_rules! check {
+        ($id:ident, $ty:ty, { name: $n:literal, type_name: $tn:literal, kind: $k:ident, generic: $gen:tt, fair: $f:tt, timed: $t:tt, fifo_abort: $a:tt, bound: $b:tt, std: $s:tt, bytes: $bytes:literal, $($rest:tt)* }) => {
+            if $n != "ron-raw" || cfg!(target_pointer_width = "64") {
+                assert_eq!(size_of::<$ty>(), $bytes, "{}", $tn);
+            }
+            check!(@slots $gen, $bytes);
+        };
+        (@slots none, $bytes:literal) => {};
+        (@slots $gen:ident, $bytes:literal) => {
+            // Full size is 16 slots.
+            let per = |s: usize| $bytes + 128 * s - 128 * 16;
+            assert_eq!(size_of::<ron_core::$gen<1>>(), per(1), "{}<1>", stringify!($gen));
+            assert_eq!(size_of::<ron_core::$gen<2>>(), per(2), "{}<2>", stringify!($gen));
+            assert_eq!(size_of::<ron_core::$gen<3>>(), per(3), "{}<3>", stringify!($gen));
+            assert_eq!(size_of::<ron_core::$gen<64>>(), per(64), "{}<64>", stringify!($gen));
+            assert_eq!(size_of::<ron_core::$gen<65>>(), per(65), "{}<65>", stringify!($gen));
+            assert_eq!(size_of::<ron_core::$gen<256>>(), per(256), "{}<256>", stringify!($gen));
+        };
     }
-    assert_eq!(size_of::<RonInline>(), 2176, "default RonInline (16 slots)");
+    for_each_lock!(check);
+    // Parameter variants beyond the list's full size.
+    use ron_core::{CBoMcs, Cna, Fsl};
+    assert_eq!(size_of::<Cna<0, false>>(), 8);
+    assert_eq!(size_of::<CBoMcs<2>>(), 128 * 3);
+    assert_eq!(size_of::<Fsl<1, 4>>(), 128 * 5);
     assert_eq!(ron_core::ron_raw::BLOCK_SLOTS, 16);
     assert_eq!(ron_core::ron_raw::DEFAULT_SLOTS, 16);
 }
@@ -31,15 +47,22 @@ fn guard_state_is_one_word_and_send() {
 }
 
 #[test]
+fn guards_are_small() {
+    use lock_api::RawMutex;
+    use ron_core::{Cna, Mcs, Ticket};
+    assert_eq!(size_of::<<Mcs as RawMutex>::Guard>(), 0);
+    assert_eq!(size_of::<<Cna as RawMutex>::Guard>(), 0);
+    assert_eq!(size_of::<<Ticket as RawMutex>::Guard>(), 0);
+}
+
+#[test]
 fn ron_raw_is_at_most_16_bytes() {
+    use ron_core::RonRaw;
     assert!(
         size_of::<RonRaw>() <= 16,
         "RonRaw takes {} bytes",
         size_of::<RonRaw>()
     );
-    if cfg!(target_pointer_width = "64") {
-        assert_eq!(size_of::<RonRaw>(), 16);
-    }
     // A pooled block: 16 slots and its count's line, what the inline lock
     // takes (plus a flag in builds that count paths).
     if !ron_core::coverage::ENABLED {

@@ -1,4 +1,5 @@
-//! The ron-core locks by command-line name (the names of `ron bench`).
+//! The ron-core locks by command-line name (the names of `ron bench`), from
+//! the workspace's one list of locks, `ron_testkit::for_each_lock!`.
 
 use ron_core as rc;
 
@@ -6,35 +7,20 @@ use crate::machine::VirtualMachine;
 use crate::workload::{Point, RunStats, run};
 
 /// Every lock, in display order.
-pub const NAMES: &[&str] = &[
-    "ron-raw",
-    "ron-inline",
-    "ron",
-    "nxt-ron",
-    "ron-plock",
-    "ron-ticket",
-    "sh-ron",
-    "mcs",
-    "cna",
-    "cbo-mcs",
-    "fsl",
-    "ticket",
-    "ttas",
-    "tas",
-];
+pub const NAMES: &[&str] = ron_testkit::locks::NAMES;
 
 /// Slot counts the RON locks can be built with (`--slots`).
 pub const SLOTS: &[usize] = &[16, 32, 64, 128, 256, 512];
 
 /// Whether `name` takes a slot count.
 pub fn has_slots(name: &str) -> bool {
-    matches!(
-        name,
-        "ron-inline" | "ron" | "nxt-ron" | "ron-plock" | "ron-ticket"
-    )
+    ron_testkit::locks::all()
+        .iter()
+        .any(|l| l.name == name && l.generic)
 }
 
-/// The waiting policy of the locks that take one (all but `ron`).
+/// The waiting policy of the locks that take one (all but `ron-raw`,
+/// `ron-inline` and `ron-park`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum RelaxKind {
     /// The lock's default (`SpinThenYield`: backoff up to 64 pauses, then yields).
@@ -43,20 +29,24 @@ pub enum RelaxKind {
     Spin,
 }
 
-macro_rules! with_slots {
-    ($slots:expr, $name:expr, $vm:expr, $p:expr, $r:ty, [$($s:literal),*]) => {
-        match $slots {
-            $($s => match $name {
-                "ron-inline" => Ok(run::<rc::RonInline<$s>>($vm, $p)),
-                "ron" => Ok(run::<rc::Ron<$s, $r>>($vm, $p)),
-                "nxt-ron" => Ok(run::<rc::NxtRon<$s, $r>>($vm, $p)),
-                "ron-plock" => Ok(run::<rc::RonPlock<$s, $r>>($vm, $p)),
-                "ron-ticket" => Ok(run::<rc::RonTicket<$s, $r>>($vm, $p)),
-                _ => unreachable!(),
-            },)*
-            s => Err(format!("--slots {s}: one of {SLOTS:?}")),
-        }
-    };
+/// Runs lock `name` of the list with `S` slots (where it takes a slot
+/// count) and relax policy `R` (where it takes one); `None` for an unknown
+/// name.
+fn run_listed<R: rc::relax::Relax + 'static, const S: usize>(
+    name: &str,
+    vm: &VirtualMachine,
+    p: &Point,
+) -> Option<RunStats> {
+    let mut out = None;
+    macro_rules! one {
+        ($id:ident, $ty:ty, { name: $n:literal, $($rest:tt)* }) => {
+            if out.is_none() && name == $n {
+                out = Some(run::<$ty>(vm, p));
+            }
+        };
+    }
+    ron_testkit::for_each_lock!(one, slots = S, relax = R);
+    out
 }
 
 fn run_relax<R: rc::relax::Relax + 'static>(
@@ -65,25 +55,22 @@ fn run_relax<R: rc::relax::Relax + 'static>(
     vm: &VirtualMachine,
     p: &Point,
 ) -> Result<RunStats, String> {
-    if has_slots(name) {
-        return with_slots!(slots, name, vm, p, R, [16, 32, 64, 128, 256, 512]);
-    }
-    Ok(match name {
-        "ron-raw" => run::<rc::RonRaw>(vm, p),
-        "sh-ron" => run::<rc::ShRon<R>>(vm, p),
-        "mcs" => run::<rc::Mcs<R>>(vm, p),
-        "cna" => run::<rc::Cna<16, true, R>>(vm, p),
-        "cbo-mcs" => run::<rc::CBoMcs<8, R>>(vm, p),
-        "fsl" => run::<rc::Fsl<4, 16, R>>(vm, p),
-        "ticket" => run::<rc::Ticket<R>>(vm, p),
-        "ttas" => run::<rc::Ttas<R>>(vm, p),
-        "tas" => run::<rc::Tas<R>>(vm, p),
-        other => return Err(format!("unknown lock {other:?}; one of {NAMES:?}")),
-    })
+    let out = match slots {
+        16 => run_listed::<R, 16>(name, vm, p),
+        32 => run_listed::<R, 32>(name, vm, p),
+        64 => run_listed::<R, 64>(name, vm, p),
+        128 => run_listed::<R, 128>(name, vm, p),
+        256 => run_listed::<R, 256>(name, vm, p),
+        512 => run_listed::<R, 512>(name, vm, p),
+        s if has_slots(name) => return Err(format!("--slots {s}: one of {SLOTS:?}")),
+        // A lock without slots is the same type for every count.
+        _ => run_listed::<R, 16>(name, vm, p),
+    };
+    out.ok_or_else(|| format!("unknown lock {name:?}; one of {NAMES:?}"))
 }
 
 /// Runs point `p` with lock `name` (`slots` for the RON locks) and waiting
-/// policy `relax` (`ron` has its own).
+/// policy `relax` (`ron-raw`, `ron-inline` and `ron-park` have their own).
 pub fn run_named(
     name: &str,
     slots: usize,

@@ -1,6 +1,7 @@
-//! Loom models of the baseline and compact locks' handoffs.
+//! Loom models of the handoffs of the queue, ticket, test-and-set, cohort
+//! and compact locks (the RON slot locks are in `loom.rs`).
 //!
-//! Run: `RUSTFLAGS="--cfg loom" cargo test -p ron-core --release --test loom_baseline`.
+//! Run: `RUSTFLAGS="--cfg loom" cargo test -p ron-core --release --test loom_queue`.
 //!
 //! Every model checks mutual exclusion through a `loom::cell::UnsafeCell`
 //! counter (loom reports two unsynchronized accesses) and the final count,
@@ -26,11 +27,13 @@
 //!   racing between two first contenders.
 #![cfg(loom)]
 
-use loom::cell::UnsafeCell;
+mod common;
+
+use common::{ModelLock, Shared};
 use loom::sync::Arc;
 use loom::thread;
 use ron_core::sh_ron::ShTable;
-use ron_core::{CBoMcs, Cna, Fsl, Mcs, ShRon, SlotToken, Tas, Ticket, Ttas};
+use ron_core::{CBoMcs, Cna, Fsl, Mcs, ShRon, Tas, Ticket, Ttas};
 
 /// Preemption bound of the two-thread, two-round models.
 const PREEMPTIONS_2R: usize = 2;
@@ -41,108 +44,6 @@ const PREEMPTIONS_4: usize = 1;
 /// Branch budget of one execution: spin loops yield, but a waiter may look
 /// many times while a preempted holder runs its critical section.
 const MAX_BRANCHES: usize = 50_000;
-
-trait ModelLock: Send + Sync + 'static {
-    type Token;
-    fn create() -> Self;
-    /// Lock with locality hint `hint` (group, row or local-lock index).
-    fn lock_in(&self, hint: usize) -> Self::Token;
-    fn try_lock(&self) -> Option<Self::Token>;
-    /// # Safety
-    /// The caller holds the lock.
-    unsafe fn unlock(&self, token: Self::Token);
-}
-
-macro_rules! model_unit {
-    ($($t:ty => |$l:ident, $h:ident| $lock:expr;)*) => {$(
-        impl ModelLock for $t {
-            type Token = ();
-            fn create() -> Self {
-                <$t>::new()
-            }
-            fn lock_in(&self, hint: usize) {
-                let ($l, $h) = (self, hint);
-                $lock
-            }
-            fn try_lock(&self) -> Option<()> {
-                self.try_acquire()
-            }
-            unsafe fn unlock(&self, token: ()) {
-                // SAFETY: forwarded contract.
-                unsafe { self.release(token) }
-            }
-        }
-    )*};
-}
-model_unit! {
-    Tas => |l, _h| l.acquire();
-    Ttas => |l, _h| l.acquire();
-    Ticket => |l, _h| l.acquire();
-    Mcs => |l, _h| l.acquire();
-    Cna<0, false> => |l, h| l.acquire_in(h);
-}
-
-macro_rules! model_slot {
-    ($($t:ty => $create:expr;)*) => {$(
-        impl ModelLock for $t {
-            type Token = SlotToken;
-            fn create() -> Self {
-                $create
-            }
-            fn lock_in(&self, hint: usize) -> SlotToken {
-                self.acquire_in(hint)
-            }
-            fn try_lock(&self) -> Option<SlotToken> {
-                self.try_acquire()
-            }
-            unsafe fn unlock(&self, token: SlotToken) {
-                // SAFETY: forwarded contract.
-                unsafe { self.release(token) }
-            }
-        }
-    )*};
-}
-model_slot! {
-    CBoMcs<2> => CBoMcs::new();
-    Fsl<1, 2> => Fsl::new();
-    ShRon => ShRon::new_in(Box::leak(Box::new(ShTable::new())));
-}
-
-struct Shared<L> {
-    lock: L,
-    count: UnsafeCell<usize>,
-}
-
-// SAFETY: `count` is only touched while `lock` is held; the models check it.
-unsafe impl<L: Sync> Sync for Shared<L> {}
-
-impl<L: ModelLock> Shared<L> {
-    fn new() -> Arc<Self> {
-        Arc::new(Shared {
-            lock: L::create(),
-            count: UnsafeCell::new(0),
-        })
-    }
-
-    fn critical(&self, hint: usize) {
-        let t = self.lock.lock_in(hint);
-        // SAFETY: the lock is held.
-        self.count.with_mut(|c| unsafe { *c += 1 });
-        // SAFETY: we hold the lock.
-        unsafe { self.lock.unlock(t) };
-    }
-
-    fn total(&self) -> usize {
-        // SAFETY: called after every other thread joined.
-        self.count.with(|c| unsafe { *c })
-    }
-
-    fn assert_free(&self) {
-        let t = self.lock.try_lock().expect("lock left held");
-        // SAFETY: just acquired.
-        unsafe { self.lock.unlock(t) };
-    }
-}
 
 /// Two threads with hints `hints`, `rounds` critical sections each: one
 /// round is explored exhaustively; more rounds (a waiter re-queueing behind
@@ -166,30 +67,6 @@ fn two_threads<L: ModelLock>(hints: [usize; 2], rounds: usize) {
         }
         h.join().unwrap();
         assert_eq!(s.total(), 2 * rounds);
-        s.assert_free();
-    });
-}
-
-/// A `try_lock` racing an unlock, then a normal lock (exhaustive).
-fn try_lock_races_unlock<L: ModelLock>() {
-    loom::model(|| {
-        let s = Shared::<L>::new();
-        let s2 = s.clone();
-        let h = thread::spawn(move || {
-            let mut n = 1;
-            if let Some(t) = s2.lock.try_lock() {
-                // SAFETY: the lock is held.
-                s2.count.with_mut(|c| unsafe { *c += 1 });
-                // SAFETY: we hold the lock.
-                unsafe { s2.lock.unlock(t) };
-                n += 1;
-            }
-            s2.critical(1);
-            n
-        });
-        s.critical(0);
-        let theirs = h.join().unwrap();
-        assert_eq!(s.total(), 1 + theirs);
         s.assert_free();
     });
 }
@@ -234,10 +111,7 @@ fn cna_secondary_queue() {
                 thread::spawn(move || s.critical(g))
             })
             .collect();
-        // SAFETY: the lock is held.
-        s.count.with_mut(|c| unsafe { *c += 1 });
-        // SAFETY: we hold the lock.
-        unsafe { s.lock.unlock(t) };
+        s.bump_and_release(t);
         for h in hs {
             h.join().unwrap();
         }
@@ -258,7 +132,7 @@ macro_rules! basic_models {
             }
             #[test]
             fn try_lock_races_unlock() {
-                super::try_lock_races_unlock::<$t>();
+                common::try_lock_races_unlock::<$t>();
             }
             #[test]
             fn three_threads_bounded() {
@@ -283,7 +157,7 @@ mod cna {
     }
     #[test]
     fn try_lock_races_unlock() {
-        super::try_lock_races_unlock::<Cna<0, false>>();
+        common::try_lock_races_unlock::<Cna<0, false>>();
     }
     #[test]
     fn three_threads_groups_0_1_0() {
@@ -310,7 +184,7 @@ mod cbo_mcs {
     }
     #[test]
     fn try_lock_races_unlock() {
-        super::try_lock_races_unlock::<CBoMcs<2>>();
+        common::try_lock_races_unlock::<CBoMcs<2>>();
     }
     #[test]
     fn local_handover_races_other_group() {
@@ -333,7 +207,7 @@ mod fsl {
     }
     #[test]
     fn try_lock_races_unlock() {
-        super::try_lock_races_unlock::<Fsl<1, 2>>();
+        common::try_lock_races_unlock::<Fsl<1, 2>>();
     }
     #[test]
     fn local_handover_races_other_group() {
@@ -356,7 +230,7 @@ mod sh_ron {
     }
     #[test]
     fn try_lock_races_unlock() {
-        super::try_lock_races_unlock::<ShRon>();
+        common::try_lock_races_unlock::<ShRon>();
     }
     #[test]
     fn grant_races_fresh_arrival_same_row() {

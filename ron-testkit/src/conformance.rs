@@ -432,10 +432,19 @@ where
 /// Instantiates the whole suite for one lock type, as `#[test]`s in a module.
 ///
 /// `conformance_tests!(mod_name, LockType);` adds `fair` as a third argument
-/// (`conformance_tests!(mod_name, LockType, fair);`) for `RawMutexFair` types.
+/// (`conformance_tests!(mod_name, LockType, fair);`) for `RawMutexFair`
+/// types; `conformance_tests!(mod_name, LockType, setup = path, fair);`
+/// calls `path()` at the start of every test (to install a process-wide
+/// group table or route once).
 #[macro_export]
 macro_rules! conformance_tests {
+    ($name:ident, $lock:ty, setup = $setup:path $(, $fair:ident)?) => {
+        $crate::conformance_tests!(@suite $name, $lock, [$setup] $(, $fair)?);
+    };
     ($name:ident, $lock:ty $(, $fair:ident)?) => {
+        $crate::conformance_tests!(@suite $name, $lock, [] $(, $fair)?);
+    };
+    (@suite $name:ident, $lock:ty, [$($setup:path)?] $(, $fair:ident)?) => {
         mod $name {
             #[allow(unused_imports)]
             use super::*;
@@ -443,35 +452,42 @@ macro_rules! conformance_tests {
 
             #[test]
             fn mutual_exclusion_4_threads() {
+                $($setup();)?
                 c::mutual_exclusion::<$lock>(4, 2_000);
             }
             #[test]
             fn mutual_exclusion_32_threads_oversubscribed() {
+                $($setup();)?
                 c::mutual_exclusion::<$lock>(32, 250);
             }
             #[test]
             fn try_lock_semantics() {
+                $($setup();)?
                 c::try_lock_semantics::<$lock>();
             }
             #[test]
             fn nested_8_locks() {
+                $($setup();)?
                 c::nested::<$lock>();
             }
             #[test]
             fn guards_forget_and_move() {
+                $($setup();)?
                 c::guards_forget_and_move::<$lock>();
             }
             #[test]
             fn migration() {
+                $($setup();)?
                 c::migration::<$lock>();
             }
-            $crate::conformance_tests!(@fair $lock $(, $fair)?);
+            $crate::conformance_tests!(@fair $lock, [$($setup)?] $(, $fair)?);
         }
     };
-    (@fair $lock:ty) => {};
-    (@fair $lock:ty, fair) => {
+    (@fair $lock:ty, [$($setup:path)?]) => {};
+    (@fair $lock:ty, [$($setup:path)?], fair) => {
         #[test]
         fn unlock_fair_and_bump() {
+            $($setup();)?
             $crate::conformance::unlock_fair_and_bump::<$lock>();
         }
     };

@@ -1,13 +1,17 @@
 //! The CPU hint is only a locality hint: with a provider that returns
-//! garbage, every RON-family lock must still give mutual exclusion and
-//! progress. The provider is process-wide, so this is its own test binary
-//! and its tests run one after another (a lock serializes them).
+//! garbage (a huge id, a pseudo-random id per call, constant 0: every
+//! thread on one CPU), every lock of `ron_testkit::for_each_lock!` must
+//! still give mutual exclusion and progress. The provider is process-wide,
+//! so this is its own test binary and its tests run one after another (a
+//! lock serializes them). The group table is `cpu % 2` throughout.
+#![cfg(not(any(loom, shuttle)))]
 
 use std::sync::Mutex as StdMutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use ron_core::{NxtRon, Ron, RonInline, RonPlock, RonRaw, RonTicket, hint};
-use ron_suite::conformance::mutual_exclusion;
+use ron_core::{NxtRon, RonInline, hint};
+use ron_testkit::conformance::mutual_exclusion;
+use ron_testkit::for_each_lock;
 
 static SERIAL: StdMutex<()> = StdMutex::new(());
 
@@ -30,38 +34,43 @@ fn always_zero() -> usize {
 
 fn with_provider(p: hint::Provider, f: impl FnOnce()) {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let g: Vec<usize> = (0..ron_core::route::MAX_CPUS).map(|c| c % 2).collect();
+        ron_core::groups::install(&g).unwrap();
+    });
     hint::set_provider(p);
     f();
     hint::clear_provider();
 }
 
+/// Three garbage providers per lock, for the full-size and the small type.
 macro_rules! garbage {
-    ($name:ident, $lock:ty) => {
-        mod $name {
+    ($id:ident, $ty:ty, $rec:tt) => {
+        mod $id {
             use super::*;
             #[test]
             fn out_of_range_hint() {
-                with_provider(out_of_range, || mutual_exclusion::<$lock>(8, 500));
+                with_provider(out_of_range, || mutual_exclusion::<$ty>(8, 500));
             }
             #[test]
             fn random_hint() {
-                with_provider(random, || mutual_exclusion::<$lock>(8, 500));
+                with_provider(random, || mutual_exclusion::<$ty>(8, 500));
             }
             #[test]
             fn same_slot_for_everyone() {
-                with_provider(always_zero, || mutual_exclusion::<$lock>(8, 500));
+                with_provider(always_zero, || mutual_exclusion::<$ty>(8, 500));
             }
         }
     };
 }
 
-garbage!(ron_raw, RonRaw);
-garbage!(ron_inline_3, RonInline<3>);
-garbage!(nxt_ron_65, NxtRon<65>);
-garbage!(ron_plock_3, RonPlock<3>);
-garbage!(ron_ticket_3, RonTicket<3>);
-garbage!(ron_alg1_3, Ron<3>);
-garbage!(ron_alg1_64, Ron<64>);
+for_each_lock!(garbage);
+
+mod small {
+    use super::*;
+    for_each_lock!(garbage, small);
+}
 
 /// A route replaced while locks are in use changes only hints.
 #[test]

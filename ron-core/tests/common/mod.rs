@@ -1,0 +1,189 @@
+//! The harness the loom models share (`mod common;` in each `loom*.rs`):
+//! [`ModelLock`], one adapter per lock type (over any slot count and relax
+//! policy), and [`Shared`], a lock with the `loom::cell::UnsafeCell`
+//! counter it protects (loom reports two unsynchronized accesses to it as
+//! a causality violation).
+#![allow(dead_code)]
+
+use loom::cell::UnsafeCell;
+use loom::sync::Arc;
+use loom::sync::atomic::{AtomicUsize, Ordering};
+use loom::thread;
+use ron_core::relax::Relax;
+use ron_core::sh_ron::ShTable;
+use ron_core::{
+    CBoMcs, Cna, Fsl, Mcs, NxtRon, Ron, RonInline, RonPark, RonPlock, RonRaw, RonTicket, ShRon,
+    SlotToken, Tas, Ticket, Ttas,
+};
+
+/// A lock as the models drive it: acquisition waiting in a chosen slot,
+/// table row, group or local lock (`hint`), and release with the token.
+pub trait ModelLock: Send + Sync + 'static {
+    /// What an acquisition returns and the release takes.
+    type Token;
+    /// A fresh unlocked lock.
+    fn create() -> Self;
+    /// Acquires, waiting at `hint` (slot, row, group or local-lock index)
+    /// where the lock has such a place; any value is allowed.
+    fn lock_in(&self, hint: usize) -> Self::Token;
+    /// One attempt.
+    fn try_lock(&self) -> Option<Self::Token>;
+    /// Releases.
+    ///
+    /// # Safety
+    /// The caller holds the lock, acquired with `token`'s acquisition.
+    unsafe fn unlock(&self, token: Self::Token);
+}
+
+/// `ModelLock` for a type with `new`, `acquire_in`, `try_acquire` and
+/// `release` (or `acquire` instead of `acquire_in`: `hintless`).
+macro_rules! model_lock {
+    ([$($gen:tt)*] $t:ty, $tok:ty, $create:expr, |$l:ident, $h:ident| $lock:expr) => {
+        impl<$($gen)*> ModelLock for $t {
+            type Token = $tok;
+            fn create() -> Self {
+                $create
+            }
+            fn lock_in(&self, hint: usize) -> $tok {
+                let ($l, $h) = (self, hint);
+                $lock
+            }
+            fn try_lock(&self) -> Option<$tok> {
+                self.try_acquire()
+            }
+            unsafe fn unlock(&self, token: $tok) {
+                // SAFETY: forwarded contract.
+                unsafe { self.release(token) }
+            }
+        }
+    };
+}
+
+model_lock!([const S: usize, R: Relax + 'static] Ron<S, R>, SlotToken, Self::new(), |l, h| l.acquire_in(h));
+model_lock!([const S: usize, R: Relax + 'static] RonPlock<S, R>, SlotToken, Self::new(), |l, h| l.acquire_in(h));
+model_lock!([const S: usize, R: Relax + 'static] NxtRon<S, R>, SlotToken, Self::new(), |l, h| l.acquire_in(h));
+model_lock!([const S: usize, R: Relax + 'static] RonTicket<S, R>, SlotToken, Self::new(), |l, h| l.acquire_in(h));
+model_lock!([const S: usize] RonInline<S>, SlotToken, Self::new(), |l, h| l.acquire_in(h));
+model_lock!([const S: usize] RonPark<S>, SlotToken, Self::new(), |l, h| l.acquire_in(h));
+model_lock!([] RonRaw, SlotToken, Self::new(), |l, h| l.acquire_in(h));
+// A model's own wait table, so that models do not share columns.
+model_lock!([R: Relax + 'static] ShRon<R>, SlotToken, ShRon::new_in(Box::leak(Box::new(ShTable::new()))), |l, h| l.acquire_in(h));
+model_lock!([const N: usize, R: Relax + 'static] CBoMcs<N, R>, SlotToken, Self::new(), |l, h| l.acquire_in(h));
+model_lock!([const G: usize, const L: usize, R: Relax + 'static] Fsl<G, L, R>, SlotToken, Self::new(), |l, h| l.acquire_in(h));
+model_lock!([const F: u32, const SR: bool, R: Relax + 'static] Cna<F, SR, R>, (), Self::new(), |l, h| l.acquire_in(h));
+model_lock!([R: Relax + 'static] Mcs<R>, (), Self::new(), |l, _h| l.acquire());
+model_lock!([R: Relax + 'static] Ticket<R>, (), Self::new(), |l, _h| l.acquire());
+model_lock!([R: Relax + 'static] Ttas<R>, (), Self::new(), |l, _h| l.acquire());
+model_lock!([R: Relax + 'static] Tas<R>, (), Self::new(), |l, _h| l.acquire());
+
+/// A lock and the counter it protects.
+pub struct Shared<L> {
+    /// The lock under test.
+    pub lock: L,
+    /// Touched only with `lock` held.
+    pub count: UnsafeCell<usize>,
+    /// Waiters that said they registered (for models whose holder waits
+    /// for them, see [`Shared::wait_for_waiters`]).
+    pub registered: AtomicUsize,
+}
+
+// SAFETY: `count` is only touched while `lock` is held; the models check
+// exactly that (loom flags any unsynchronized access).
+unsafe impl<L: Sync> Sync for Shared<L> {}
+
+impl<L> Shared<L> {
+    /// `lock` with a zero count.
+    pub fn with(lock: L) -> Arc<Self> {
+        Arc::new(Shared {
+            lock,
+            count: UnsafeCell::new(0),
+            registered: AtomicUsize::new(0),
+        })
+    }
+
+    /// A longer critical section: read, yield (so others run meanwhile),
+    /// write. The caller holds the lock.
+    pub fn bump_yielding(&self) {
+        // SAFETY: the caller holds the lock (loom checks it).
+        let v = self.count.with(|c| unsafe { *c });
+        thread::yield_now();
+        // SAFETY: as above.
+        self.count.with_mut(|c| unsafe { *c = v + 1 });
+    }
+
+    /// Counts one registered waiter.
+    pub fn register(&self) {
+        // SeqCst: the test's own flag, not under test.
+        self.registered.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Yields until `n` waiters called [`Shared::register`].
+    pub fn wait_for_waiters(&self, n: usize) {
+        // SeqCst: as in `register`.
+        while self.registered.load(Ordering::SeqCst) < n {
+            thread::yield_now();
+        }
+    }
+
+    /// The critical section: one increment. The caller holds the lock.
+    pub fn bump(&self) {
+        // SAFETY: the caller holds the lock (loom checks it).
+        self.count.with_mut(|c| unsafe { *c += 1 });
+    }
+
+    /// The count (call after every other thread joined).
+    pub fn total(&self) -> usize {
+        // SAFETY: every other thread joined (the caller's contract).
+        self.count.with(|c| unsafe { *c })
+    }
+}
+
+impl<L: ModelLock> Shared<L> {
+    /// A fresh lock with a zero count.
+    pub fn new() -> Arc<Self> {
+        Self::with(L::create())
+    }
+
+    /// Bumps the count and releases with `token`. The caller holds the
+    /// lock with `token`.
+    pub fn bump_and_release(&self, token: L::Token) {
+        self.bump();
+        // SAFETY: the caller holds the lock with `token`.
+        unsafe { self.lock.unlock(token) };
+    }
+
+    /// Acquires waiting at `hint`, bumps, releases.
+    pub fn critical(&self, hint: usize) {
+        let t = self.lock.lock_in(hint);
+        self.bump_and_release(t);
+    }
+
+    /// Panics unless the lock is free (takes and releases it once).
+    pub fn assert_free(&self) {
+        let t = self.lock.try_lock().expect("lock left held");
+        // SAFETY: just acquired.
+        unsafe { self.lock.unlock(t) };
+    }
+}
+
+/// A `try_lock` racing an unlock, then a normal lock by the same thread
+/// (exhaustive).
+pub fn try_lock_races_unlock<L: ModelLock>() {
+    loom::model(|| {
+        let s = Shared::<L>::new();
+        let s2 = s.clone();
+        let h = thread::spawn(move || {
+            let mut n = 1;
+            if let Some(t) = s2.lock.try_lock() {
+                s2.bump_and_release(t);
+                n += 1;
+            }
+            s2.critical(1);
+            n
+        });
+        s.critical(0);
+        let theirs = h.join().unwrap();
+        assert_eq!(s.total(), 1 + theirs);
+        s.assert_free();
+    });
+}
