@@ -182,3 +182,6 @@ timed_tests!(ron_64, Ron<64>);
 timed_tests!(ron_park, RonPark);
 timed_tests!(ron_park_1, RonPark<1>);
 timed_tests!(ron_park_64, RonPark<64>);
+timed_tests!(ron_raw, ron_core::RonRaw);
+timed_tests!(ron_inline, ron_core::RonInline);
+timed_tests!(ron_inline_2, ron_core::RonInline<2>);

@@ -212,10 +212,79 @@ impl RonRaw {
         self.word.acquire_slow(&rooms, s)
     }
 
-    /// Takes the lock if it is free; never registers in a slot.
+    /// Takes the lock if it is free (or handed to a slot whose waiters all
+    /// gave up); never registers in a slot.
     #[inline]
     pub fn try_acquire(&self) -> Option<SlotToken> {
-        self.word.try_lock().then_some(SlotToken::NONE)
+        self.word
+            .try_lock(|t| self.slot_empty(t))
+            .then_some(SlotToken::NONE)
+    }
+
+    /// Whether slot `t` of the lock's block has no waiter (a snapshot).
+    fn slot_empty(&self, t: usize) -> bool {
+        // Relaxed: a snapshot; whoever acts on it decides with a CAS.
+        pool::slot_empty(self.block.load(Ordering::Relaxed), t)
+    }
+
+    /// Tries to take the lock until `deadline`, waiting in the caller's
+    /// slot (from the CPU hint); `None` only once the deadline has passed.
+    /// See [`try_acquire_in_while`](Self::try_acquire_in_while).
+    #[cfg(feature = "std")]
+    pub fn try_acquire_until(&self, deadline: crate::timed::Deadline) -> Option<SlotToken> {
+        if self.word.lock_fast() {
+            return Some(SlotToken::NONE);
+        }
+        let s = slot_hint::<BLOCK_SLOTS>();
+        let rooms = Pooled {
+            home: &self.block,
+            pool: pool::global(),
+        };
+        self.word
+            .acquire_slow_while(&rooms, s, || !deadline.expired())
+    }
+
+    /// Waits for the lock in slot `slot % 16` (any value is safe) as long
+    /// as `keep_waiting` says so: it is asked after every look that did not
+    /// take the lock, and `None` is returned after it said `false` (a
+    /// deadline, a cancellation flag; works without `std`).
+    ///
+    /// A waiter that gives up leaves its slot, looks once more (a handover
+    /// to its slot that raced with leaving is taken: the call then returns
+    /// the lock, late but never lost) and drops its reference to the pooled
+    /// block. A handover that chose the slot just before the waiter left
+    /// and was published after its last look stays in the lock word
+    /// addressed to an empty slot; it is not lost: any waiter takes it over
+    /// once it has watched it for [`PATIENCE_NS`], as for a grantee that
+    /// was preempted (meanwhile [`try_acquire`](Self::try_acquire) fails,
+    /// as on a held lock). A panic in `keep_waiting` leaves the slot before
+    /// it unwinds.
+    pub fn try_acquire_in_while(
+        &self,
+        slot: usize,
+        keep_waiting: impl FnMut() -> bool,
+    ) -> Option<SlotToken> {
+        self.try_acquire_in_pool_while(pool::global(), slot, keep_waiting)
+    }
+
+    /// [`try_acquire_in_while`](Self::try_acquire_in_while) with blocks
+    /// from `pool` (as for [`acquire_in_pool`](Self::acquire_in_pool)).
+    #[doc(hidden)]
+    pub fn try_acquire_in_pool_while<'a>(
+        &'a self,
+        pool: &'a Pool<'a>,
+        slot: usize,
+        keep_waiting: impl FnMut() -> bool,
+    ) -> Option<SlotToken> {
+        if let Some(t) = self.try_acquire() {
+            return Some(t);
+        }
+        let rooms = Pooled {
+            home: &self.block,
+            pool,
+        };
+        self.word
+            .acquire_slow_while(&rooms, slot % BLOCK_SLOTS, keep_waiting)
     }
 
     /// Releases the lock: hands it to the next registered slot along the
@@ -229,7 +298,10 @@ impl RonRaw {
         // their SeqCst registration, so a release that sees no block is
         // ordered before their next look at the lock word (they then see
         // it free).
-        if self.block.load(Ordering::SeqCst).is_null() {
+        // A block with nobody registered (its waiters may keep it across
+        // rounds while they yield) frees the lock at once too, without a
+        // reference: the release then costs what `RonInline`'s does.
+        if !pool::anyone_registered(self.block.load(Ordering::SeqCst)) {
             self.word.release_free();
             return;
         }
@@ -274,7 +346,7 @@ impl RonRaw {
     /// Whether the lock is held or handed over (a momentary snapshot).
     #[inline]
     pub fn is_held(&self) -> bool {
-        self.word.is_held()
+        self.word.is_held(|t| self.slot_empty(t))
     }
 
     /// Whether the lock holds a block of the pool now (a snapshot, for tests).
@@ -286,4 +358,9 @@ impl RonRaw {
 
 crate::raw_impl::impl_raw_mutex! {
     impl [] for RonRaw, guard = SlotToken, debug "RonRaw" { slots: BLOCK_SLOTS }, fair
+}
+
+#[cfg(feature = "std")]
+crate::timed::impl_raw_mutex_timed! {
+    impl [] for RonRaw
 }

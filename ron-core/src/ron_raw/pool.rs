@@ -246,6 +246,42 @@ impl Drop for BlockRef<'_> {
     }
 }
 
+/// Whether the block at `p` (null: none) has a registered waiter, read
+/// without taking a reference: the release's fast path.
+///
+/// The answer only steers: `false` makes the caller free the lock, which
+/// every waiter, registered or not, sees at its next look at the lock word.
+#[inline]
+pub(crate) fn anyone_registered(p: *mut Block) -> bool {
+    if p.is_null() {
+        return false;
+    }
+    // SAFETY: `p` was loaded from a lock's block pointer, which only ever
+    // points at a block of a pool that outlives the lock; blocks are never
+    // freed (type-stable), so the read is valid even if the block was
+    // returned (or claimed by another lock) meanwhile: the answer is then
+    // merely stale, and a stale answer costs route order, never exclusion.
+    let block = unsafe { &*p };
+    let marked = block.slots.any_marked();
+    if !marked {
+        crate::coverage::hit!("ron_raw.release_idle_block");
+    }
+    marked
+}
+
+/// Whether slot `t` of the block at `p` (null: none, every slot empty)
+/// has no registered waiter, read without a reference (a snapshot).
+#[inline]
+pub(crate) fn slot_empty(p: *mut Block, t: usize) -> bool {
+    if p.is_null() {
+        return true;
+    }
+    // SAFETY: as in `anyone_registered`: blocks are type-stable and the
+    // pool outlives the lock; a stale answer costs route order only.
+    let block = unsafe { &*p };
+    block.slots.slot_empty(t % BLOCK_SLOTS)
+}
+
 /// A reference to the block `home` points at, if any (no claim).
 pub(crate) fn current<'a>(home: &'a AtomicPtr<Block>) -> Option<BlockRef<'a>> {
     loop {
