@@ -129,7 +129,9 @@ mod wait;
 mod word;
 
 pub use inline::RonInline;
-pub use pool::{BLOCK_SLOTS, POOL_BLOCKS, Pool, set_pool_limit};
+pub use pool::{
+    BLOCK_SLOTS, GROW_CHUNK, GROW_CHUNKS, POOL_BLOCKS, POOL_MAX_BLOCKS, Pool, set_pool_limit,
+};
 pub use wait::{
     PATIENCE, PATIENCE_NS, PHASE_A_LOOKS, PHASE_A_PAUSE_MAX, PHASE_B_LOOKS, PHASE_B_MAX,
     PHASE_B_MIN, QUICK_YIELD_NS, WATCH_HORIZON_NS,

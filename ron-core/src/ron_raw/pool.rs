@@ -47,8 +47,29 @@ use crate::sync::{AtomicPtr, AtomicU32, AtomicUsize, Ordering};
 /// Slots in a block (the `S` of the pooled `RonRaw`).
 pub const BLOCK_SLOTS: usize = 16;
 
-/// Blocks in the process-wide pool.
+/// Static blocks of the process-wide pool (the whole pool without `std`).
 pub const POOL_BLOCKS: usize = 256;
+
+/// Blocks the process-wide pool allocates at a time once its static blocks
+/// are all in use (`std` only).
+pub const GROW_CHUNK: usize = 256;
+
+/// Most chunks of [`GROW_CHUNK`] blocks the process-wide pool allocates
+/// (`std` only): with the static ones at most
+/// `POOL_BLOCKS + GROW_CHUNKS * GROW_CHUNK` = 4096 blocks, about 8.5 MiB.
+pub const GROW_CHUNKS: usize = 15;
+
+/// Most blocks the process-wide pool can hold: [`POOL_BLOCKS`], plus the
+/// chunks it may allocate with `std`.
+pub const POOL_MAX_BLOCKS: usize = if GROWS {
+    POOL_BLOCKS + GROW_CHUNKS * GROW_CHUNK
+} else {
+    POOL_BLOCKS
+};
+
+/// Whether the process-wide pool grows: with `std`, and not under the
+/// model checkers or the virtual machine (their atomics live per run).
+const GROWS: bool = cfg!(all(feature = "std", not(loom), not(shuttle), not(ron_vm)));
 
 /// One lock's waiting rooms while it is contended, and its reference count.
 pub struct Block {
@@ -90,7 +111,15 @@ impl Default for Block {
 pub struct Pool<'a> {
     blocks: &'a [Block],
     limit: AtomicUsize,
+    /// Chunks of [`GROW_CHUNK`] blocks allocated (and leaked: blocks are
+    /// type-stable) once `blocks` ran out; only the global pool with `std`.
+    #[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
+    chunks: Option<&'a [AtomicPtr<Block>; GROW_CHUNKS]>,
 }
+
+#[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
+#[allow(clippy::declare_interior_mutable_const)] // only to initialise the array
+const NO_CHUNK: AtomicPtr<Block> = AtomicPtr::new(core::ptr::null_mut());
 
 impl<'a> Pool<'a> {
     /// A pool over `blocks`, all of them usable.
@@ -99,6 +128,8 @@ impl<'a> Pool<'a> {
         Pool {
             blocks,
             limit: AtomicUsize::new(usize::MAX),
+            #[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
+            chunks: None,
         }
     }
 
@@ -117,22 +148,128 @@ impl<'a> Pool<'a> {
         self.limit.store(n, Ordering::Relaxed); // a tuning knob, read by claims
     }
 
-    /// Blocks usable for claims.
+    /// Blocks usable for claims (allocated or not yet).
     pub fn limit(&self) -> usize {
-        self.limit.load(Ordering::Relaxed).min(self.blocks.len()) // as above
+        self.limit.load(Ordering::Relaxed).min(self.max_blocks()) // as above
+    }
+
+    /// Most blocks this pool can hold: its own, plus the chunks it may grow.
+    fn max_blocks(&self) -> usize {
+        #[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
+        if self.chunks.is_some() {
+            return self.blocks.len() + GROW_CHUNKS * GROW_CHUNK;
+        }
+        self.blocks.len()
+    }
+
+    /// Blocks allocated so far: its own and the chunks it grew.
+    pub fn allocated(&self) -> usize {
+        self.blocks.len() + self.grown().count() * GROW_CHUNK
     }
 
     /// Blocks currently claimed (a snapshot).
     pub fn in_use(&self) -> usize {
-        self.blocks.iter().filter(|b| b.refs() != 0).count()
+        let grown = self.grown().flat_map(|c| c.iter());
+        self.blocks
+            .iter()
+            .chain(grown)
+            .filter(|b| b.refs() != 0)
+            .count()
+    }
+
+    /// The chunks allocated so far.
+    fn grown(&self) -> impl Iterator<Item = &'a [Block]> + '_ {
+        #[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
+        let chunks = self.chunks.into_iter().flat_map(|c| c.iter());
+        #[cfg(not(all(feature = "std", not(loom), not(shuttle), not(ron_vm))))]
+        let chunks = core::iter::empty::<&AtomicPtr<Block>>();
+        chunks.map_while(|c| {
+            // Acquire: the chunk's blocks were initialised before the
+            // Release CAS that published it.
+            let p = c.load(Ordering::Acquire);
+            // SAFETY: a published chunk is a leaked `[Block; GROW_CHUNK]`,
+            // never freed; a null one ends the list (chunks are published
+            // in order).
+            (!p.is_null()).then(|| unsafe { core::slice::from_raw_parts(p, GROW_CHUNK) })
+        })
     }
 
     /// Claims a free block for the lock at address `key`, with count 2 (the
     /// lock's reference and the caller's), cleaned. `None` when none is free.
     fn claim(&self, key: usize) -> Option<&'a Block> {
-        let n = self.limit();
+        let limit = self.limit();
+        let n = limit.min(self.blocks.len());
+        if let Some(b) = Self::claim_in(&self.blocks[..n], key) {
+            return Some(b);
+        }
+        // The pool's own blocks are all in use: the grown chunks, then a
+        // new chunk while the limit allows.
+        let mut left = limit - n;
+        for chunk in self.grown() {
+            if left == 0 {
+                break;
+            }
+            let m = left.min(GROW_CHUNK);
+            if let Some(b) = Self::claim_in(&chunk[..m], key) {
+                return Some(b);
+            }
+            left -= m;
+        }
+        if left > 0
+            && let Some(chunk) = self.grow()
+            && let Some(b) = Self::claim_in(&chunk[..left.min(GROW_CHUNK)], key)
+        {
+            return Some(b);
+        }
+        crate::coverage::hit!("ron_raw.pool_exhausted");
+        None
+    }
+
+    /// Allocates and publishes the next chunk (or finds the one another
+    /// claimer just published); `None` once all [`GROW_CHUNKS`] exist.
+    #[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
+    fn grow(&self) -> Option<&'a [Block]> {
+        let chunks = self.chunks?;
+        let slot = chunks
+            .iter()
+            .find(|c| c.load(Ordering::Acquire).is_null())?; // as in `grown`
+        let new: std::boxed::Box<[Block]> = (0..GROW_CHUNK).map(|_| Block::new()).collect();
+        let p = std::boxed::Box::into_raw(new).cast::<Block>();
+        // Release: publishes the initialised blocks to `grown`'s Acquire.
+        match slot.compare_exchange(
+            core::ptr::null_mut(),
+            p,
+            Ordering::Release,
+            Ordering::Acquire,
+        ) {
+            Ok(_) => {
+                crate::coverage::hit!("ron_raw.pool_grow");
+                // SAFETY: just published, leaked for good: `GROW_CHUNK` blocks.
+                Some(unsafe { core::slice::from_raw_parts(p, GROW_CHUNK) })
+            }
+            Err(theirs) => {
+                // SAFETY: `p` came from `Box::into_raw` above and was never
+                // published: we still own it.
+                drop(unsafe {
+                    std::boxed::Box::from_raw(core::ptr::slice_from_raw_parts_mut(p, GROW_CHUNK))
+                });
+                // SAFETY: `theirs` is a published chunk (see `grown`).
+                Some(unsafe { core::slice::from_raw_parts(theirs, GROW_CHUNK) })
+            }
+        }
+    }
+
+    /// Without `std` (or under the model checkers) the pool never grows.
+    #[cfg(not(all(feature = "std", not(loom), not(shuttle), not(ron_vm))))]
+    fn grow(&self) -> Option<&'a [Block]> {
+        None
+    }
+
+    /// Claims a free block among `blocks`, probing at most 64 from a hash
+    /// of `key` (exhaustion is a round of TTAS, not a scan of the pool).
+    fn claim_in(blocks: &'a [Block], key: usize) -> Option<&'a Block> {
+        let n = blocks.len();
         if n == 0 {
-            crate::coverage::hit!("ron_raw.pool_exhausted");
             return None;
         }
         // Start at a hash of the lock's address, so that locks spread over
@@ -140,7 +277,7 @@ impl<'a> Pool<'a> {
         // not a scan of the whole pool).
         let start = (key >> 4).wrapping_mul(0x9E37_79B9_7F4A_7C15_u64 as usize) % n;
         for i in 0..n.min(64) {
-            let b = &self.blocks[(start + i) % n];
+            let b = &blocks[(start + i) % n];
             // Relaxed: a guess; the CAS below decides.
             if b.refs.load(Ordering::Relaxed) != 0 {
                 continue;
@@ -163,17 +300,25 @@ impl<'a> Pool<'a> {
                 return Some(b);
             }
         }
-        crate::coverage::hit!("ron_raw.pool_exhausted");
         None
     }
 }
 
 #[cfg(not(loom))]
 static BLOCKS: [Block; POOL_BLOCKS] = [const { Block::new() }; POOL_BLOCKS];
-#[cfg(not(loom))]
+#[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
+static CHUNKS: [AtomicPtr<Block>; GROW_CHUNKS] = [NO_CHUNK; GROW_CHUNKS];
+#[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
+static GLOBAL: Pool<'static> = Pool {
+    chunks: Some(&CHUNKS),
+    ..Pool::new_in(&BLOCKS)
+};
+#[cfg(all(not(loom), not(all(feature = "std", not(shuttle), not(ron_vm)))))]
 static GLOBAL: Pool<'static> = Pool::new_in(&BLOCKS);
 
-/// The process-wide pool ([`POOL_BLOCKS`] static blocks).
+/// The process-wide pool: [`POOL_BLOCKS`] static blocks, and with `std`
+/// up to [`GROW_CHUNKS`] chunks of [`GROW_CHUNK`] more, allocated as the
+/// static ones run out and never freed.
 #[cfg(not(loom))]
 pub fn global() -> &'static Pool<'static> {
     &GLOBAL
@@ -191,8 +336,9 @@ pub fn global() -> &'static Pool<'static> {
     &LOOM_GLOBAL
 }
 
-/// Uses at most `n` of the process-wide pool's [`POOL_BLOCKS`] blocks (0:
-/// no `RonRaw` registers any more; its waiters spin unregistered).
+/// Uses at most `n` of the process-wide pool's blocks ([`POOL_MAX_BLOCKS`]
+/// unless set; 0: no `RonRaw` registers any more, its waiters spin
+/// unregistered). Blocks beyond `n` that were allocated stay allocated.
 pub fn set_pool_limit(n: usize) {
     global().set_limit(n);
 }
