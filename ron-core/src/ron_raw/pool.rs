@@ -29,15 +29,22 @@
 //! until they leave, and poll the lock word as always: they lose only their
 //! route position.
 //!
+//! ## Size and growth
+//! [`POOL_BLOCKS`] static blocks exist (about 2.2 KiB each, zero-initialised
+//! static memory: pages the process never touches cost nothing). With
+//! `std`, a claim that finds them all in use allocates the next chunk of
+//! [`GROW_CHUNK`] blocks (at most [`GROW_CHUNKS`] chunks, published in
+//! order with a CAS; a claimer that loses the race frees its unpublished
+//! chunk and uses the winner's); chunks are leaked, so blocks stay
+//! type-stable. [`set_pool_limit`] lets a program use fewer blocks.
+//!
 //! ## Exhaustion
-//! [`POOL_BLOCKS`] blocks exist (about 2.2 KiB each, zero-initialised
-//! static memory: pages the process never touches cost nothing);
-//! [`set_pool_limit`] lets a program use fewer. When no block is free a
-//! waiter simply waits unregistered for the round (TTAS on the lock word,
-//! then a yield) and tries again next round: no error, no hang, only the
-//! route order is lost. A block is needed only per lock with a registered
-//! waiter at that moment, so the pool runs out only when more than
-//! `POOL_BLOCKS` locks are contended at once.
+//! When no block is free (all [`POOL_MAX_BLOCKS`] in use, or the limit
+//! reached) a waiter simply waits unregistered for the round (TTAS on the
+//! lock word, then a yield) and tries again next round: no error, no hang,
+//! only the route order is lost. A block is needed only per lock with a
+//! registered waiter at that moment, so the pool runs out only when more
+//! locks than that are contended at once.
 
 use crossbeam_utils::CachePadded;
 
@@ -97,6 +104,16 @@ impl Block {
     #[doc(hidden)]
     pub fn refs(&self) -> u32 {
         self.refs.load(Ordering::Relaxed) // a snapshot by contract
+    }
+
+    /// Slots with a registered waiter (a snapshot, for tests: 0 once every
+    /// waiter is gone; a slot update that landed after a claim's cleaning
+    /// would leave a count behind).
+    #[doc(hidden)]
+    pub fn occupied_slots(&self) -> usize {
+        (0..BLOCK_SLOTS)
+            .filter(|&s| !self.slots.slot_empty(s))
+            .count()
     }
 }
 
