@@ -342,6 +342,9 @@ impl Pooled {
                 assert!(!w.locks[l].has_block(), "lock {l} kept its block");
             }
             assert_eq!(w.pool.in_use(), 0, "a block was not returned");
+            for b in blocks {
+                assert_eq!(b.occupied_slots(), 0, "a slot count left behind");
+            }
         });
         POOL_PATHS
             .iter()
@@ -569,6 +572,7 @@ fn give_up_model(name: &str, pooled: bool, patience: usize, must: &[&str]) {
         if pooled {
             assert!(!raw.0.has_block(), "the lock kept its block");
             assert_eq!(pool.in_use(), 0, "a block reference was left behind");
+            assert_eq!(blocks[0].occupied_slots(), 0, "a slot count left behind");
         }
     });
     let counts: Vec<(&str, u64)> = GIVE_UP_PATHS
@@ -626,4 +630,88 @@ fn give_up_races_handover_pooled() {
 #[test]
 fn give_up_unregistered() {
     give_up_model("give_up_unregistered", true, 1, &["ron_raw.give_up"]);
+}
+
+/// An orphaned handover taken by a thread other than the releaser: a
+/// holder thread releases while a waiter of slot 1 gives up, and the main
+/// thread, concurrently, tries `try_acquire` a few times. A takeover of an
+/// orphan synchronises with the old owner through the lock word only, so
+/// this is what shows a weakened acquire on that path (the non-atomic
+/// counter then races).
+#[test]
+fn orphan_taken_by_another_thread() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    coverage::reset();
+    let mut b = loom::model::Builder::new();
+    b.preemption_bound = Some(2);
+    b.max_branches = 100_000;
+    b.max_permutations = Some(CAP_3);
+    b.checkpoint_interval = 1000;
+    b.check(|| {
+        coverage::record("ron_raw.executions");
+        let s = Arc::new(Shared {
+            lock: RonInline::new(),
+            count: UnsafeCell::new(0),
+        });
+        let bump = |s: &Shared| {
+            // SAFETY: called only while the lock is held.
+            s.count.with_mut(|c| unsafe { *c += 1 });
+        };
+        let holder = {
+            let s = s.clone();
+            thread::spawn(move || {
+                let t = s.lock.acquire_in(0);
+                bump(&s);
+                thread::yield_now();
+                thread::yield_now();
+                // SAFETY: we hold the lock with `t`.
+                unsafe { s.lock.release(t) };
+            })
+        };
+        let waiter = {
+            let s = s.clone();
+            thread::spawn(move || {
+                let mut asked = 0;
+                match s.lock.try_acquire_in_while(1, || {
+                    asked += 1;
+                    asked < 2
+                }) {
+                    Some(t) => {
+                        bump(&s);
+                        // SAFETY: we hold the lock with `t`.
+                        unsafe { s.lock.release(t) };
+                        1
+                    }
+                    None => 0,
+                }
+            })
+        };
+        let mut got = 0;
+        for _ in 0..3 {
+            if let Some(t) = s.lock.try_acquire() {
+                bump(&s);
+                // SAFETY: we hold the lock with `t`.
+                unsafe { s.lock.release(t) };
+                got += 1;
+                break;
+            }
+            thread::yield_now();
+        }
+        holder.join().unwrap();
+        got += waiter.join().unwrap();
+        let t = s.lock.try_acquire().expect("lock not free at the end");
+        // SAFETY: we hold the lock with `t`.
+        unsafe { s.lock.release(t) };
+        // SAFETY: every other thread joined.
+        assert_eq!(s.count.with(|c| unsafe { *c }), 1 + got);
+    });
+    let n = coverage::count("ron_raw.take_orphan");
+    eprintln!(
+        "loom_ron_raw orphan_taken_by_another_thread: executions={} take_orphan={n}",
+        coverage::count("ron_raw.executions")
+    );
+    assert!(
+        n > 0,
+        "orphan_taken_by_another_thread: path ron_raw.take_orphan never reached"
+    );
 }
