@@ -320,6 +320,10 @@ impl RonRaw {
         // A block with nobody registered (its waiters may keep it across
         // rounds while they yield) frees the lock at once too, without a
         // reference: the release then costs what `RonInline`'s does.
+        // mutants: route order only: a store-buffering pair with a
+        // waiter's publication and registration; a release that misses
+        // them frees the lock, which the waiter (polling the lock word)
+        // takes at its next look; loom does not explore store buffering.
         if !pool::anyone_registered(self.block.load(Ordering::SeqCst)) {
             self.word.release_free();
             return;

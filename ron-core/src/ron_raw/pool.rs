@@ -29,6 +29,24 @@
 //! until they leave, and poll the lock word as always: they lose only their
 //! route position.
 //!
+//! ## What the orderings buy
+//! Route order, nothing else. Exclusion is the lock word's alone, and
+//! progress does not need the slots either (waiters poll the lock word,
+//! and a handover to a slot nobody waits in is taken over). The pool's
+//! accounting holds under any ordering: the reference count changes only
+//! by read-modify-writes, which every thread sees in one order, so a block
+//! is never claimed (`0 -> 2`) while anyone holds a reference; and blocks
+//! are type-stable atomics, so a stale pointer is never undefined
+//! behaviour. What the `SeqCst` of the count, the pointer and the claim buy
+//! is that a block's slot words are seen clean by its new users and that
+//! the last users' slot updates cannot land after a claim's cleaning: a
+//! weakened one could leave a stale count or doorbell in a fresh block
+//! (handovers to an empty slot, each taken over after `PATIENCE_NS`) or
+//! let a waiter register in a block just detached (it loses its route
+//! position). No test can tell: loom appends every store at the end of
+//! the modification order, and x86 compiles these read-modify-writes the
+//! same either way. `.ci/mutants` lists them as annotated survivors.
+//!
 //! ## Size and growth
 //! [`POOL_BLOCKS`] static blocks exist (about 2.2 KiB each, zero-initialised
 //! static memory: pages the process never touches cost nothing). With
@@ -203,6 +221,7 @@ impl<'a> Pool<'a> {
         chunks.map_while(|c| {
             // Acquire: the chunk's blocks were initialised before the
             // Release CAS that published it.
+            // mutants: as for the publishing CAS in `grow`.
             let p = c.load(Ordering::Acquire);
             // SAFETY: a published chunk is a leaked `[Block; GROW_CHUNK]`,
             // never freed; a null one ends the list (chunks are published
@@ -249,10 +268,18 @@ impl<'a> Pool<'a> {
         let chunks = self.chunks?;
         let slot = chunks
             .iter()
-            .find(|c| c.load(Ordering::Acquire).is_null())?; // as in `grown`
+            // Relaxed: a guess at the first empty place; the CAS below
+            // decides, and a chunk found there comes with its Acquire.
+            .find(|c| c.load(Ordering::Relaxed).is_null())?;
         let new: std::boxed::Box<[Block]> = (0..GROW_CHUNK).map(|_| Block::new()).collect();
         let p = std::boxed::Box::into_raw(new).cast::<Block>();
-        // Release: publishes the initialised blocks to `grown`'s Acquire.
+        // Release: publishes the initialised blocks to `grown`'s Acquire;
+        // Acquire on failure: the winner's chunk, used below.
+        // mutants: publishes a chunk's initialised blocks (without the
+        // pair, their first use races with their initialisation); growth
+        // is compiled out under loom and shuttle, and under Miri it takes
+        // 256 locks contended at once: `pool_growth` runs it natively
+        // only, on x86, which does not reorder these.
         match slot.compare_exchange(
             core::ptr::null_mut(),
             p,
@@ -302,6 +329,7 @@ impl<'a> Pool<'a> {
             // SeqCst (Acquire at least): the last user's drop (a Release
             // decrement) happens-before our cleaning below, so none of its
             // slot writes can land after it.
+            // mutants: route order only (module docs, "What the orderings buy").
             if b.refs
                 .compare_exchange(0, 2, Ordering::SeqCst, Ordering::Relaxed)
                 .is_ok()
@@ -388,10 +416,12 @@ impl Drop for BlockRef<'_> {
         let b: *mut Block = (self.block as *const Block).cast_mut();
         // SeqCst (Release at least): our slot writes happen-before a later
         // claim's cleaning.
+        // mutants: route order only (module docs, "What the orderings buy").
         if self.block.refs.fetch_sub(1, Ordering::SeqCst) == 2 {
             // Only the lock's reference is left, if it is still attached:
             // return the block (whoever detaches it drops the lock's
             // reference; at most one CAS succeeds).
+            // mutants: route order only (module docs, "What the orderings buy").
             if self
                 .home
                 .compare_exchange(
@@ -403,6 +433,7 @@ impl Drop for BlockRef<'_> {
                 .is_ok()
             {
                 crate::coverage::hit!("ron_raw.pool_return");
+                // mutants: route order only (module docs, "What the orderings buy").
                 self.block.refs.fetch_sub(1, Ordering::SeqCst); // as above
             }
         }
@@ -451,6 +482,7 @@ pub(crate) fn current<'a>(home: &'a AtomicPtr<Block>) -> Option<BlockRef<'a>> {
         // SeqCst: ordered with the waiters' registration (SeqCst), so a
         // releaser that sees no block is ordered before their next look at
         // the lock word.
+        // mutants: route order only (module docs, "What the orderings buy").
         let p = home.load(Ordering::SeqCst);
         if p.is_null() {
             return None;
@@ -461,7 +493,9 @@ pub(crate) fn current<'a>(home: &'a AtomicPtr<Block>) -> Option<BlockRef<'a>> {
         let block = unsafe { &*p };
         // SeqCst: the count and the re-check below must not be reordered
         // (a detach between them would go unnoticed).
+        // mutants: route order only (module docs, "What the orderings buy").
         block.refs.fetch_add(1, Ordering::SeqCst);
+        // mutants: route order only (module docs, "What the orderings buy").
         if home.load(Ordering::SeqCst) == p {
             crate::coverage::hit!("ron_raw.pool_use");
             return Some(BlockRef { block, home });
@@ -469,6 +503,7 @@ pub(crate) fn current<'a>(home: &'a AtomicPtr<Block>) -> Option<BlockRef<'a>> {
         // Detached meanwhile: whoever detached it dropped the lock's
         // reference, so ours is a plain one.
         crate::coverage::hit!("ron_raw.pool_stale");
+        // mutants: route order only (module docs, "What the orderings buy").
         block.refs.fetch_sub(1, Ordering::SeqCst); // as for a drop
     }
 }
@@ -486,12 +521,14 @@ pub(crate) fn enter<'a>(
         let block = pool.claim(key)?;
         let p: *mut Block = (block as *const Block).cast_mut();
         // SeqCst (Release at least): publishes the cleaned block to the
-        // users that load the pointer.
+        // users that load the pointer; on failure we only loop.
+        // mutants: route order only (module docs, "What the orderings buy").
         match home.compare_exchange(core::ptr::null_mut(), p, Ordering::SeqCst, Ordering::SeqCst) {
             Ok(_) => return Some(BlockRef { block, home }),
             Err(_) => {
                 // Another waiter published first: give ours back, use theirs.
                 crate::coverage::hit!("ron_raw.pool_publish_lost");
+                // mutants: route order only (module docs, "What the orderings buy").
                 block.refs.fetch_sub(2, Ordering::SeqCst); // as for a drop
             }
         }
