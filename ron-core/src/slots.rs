@@ -241,6 +241,13 @@ impl<const S: usize> SlotTable<S> {
         }
     }
 
+    /// Whether slot `s` has no registered waiter (a snapshot).
+    #[inline]
+    pub(crate) fn slot_empty(&self, s: usize) -> bool {
+        // Relaxed: a snapshot; callers decide with a CAS elsewhere.
+        count(self.word(s).load(Ordering::Relaxed)) == 0
+    }
+
     /// Whether any bitmap bit is set (bitmap variants only).
     #[inline]
     pub(crate) fn any_marked(&self) -> bool {

@@ -331,6 +331,9 @@ impl Pooled {
                 assert!(!w.locks[l].has_block(), "lock {l} kept its block");
             }
             assert_eq!(w.pool.in_use(), 0, "a block was not returned");
+            for b in blocks {
+                assert_eq!(b.occupied_slots(), 0, "a slot count left behind");
+            }
         });
         POOL_PATHS
             .iter()
@@ -340,8 +343,9 @@ impl Pooled {
 }
 
 /// The pool's paths, in the order of the table.
-const POOL_PATHS: [&str; 12] = [
+const POOL_PATHS: [&str; 13] = [
     "ron_raw.executions",
+    "ron_raw.release_idle_block",
     "ron_raw.register",
     "ron_raw.handover",
     "ron_raw.takeover",
@@ -390,6 +394,7 @@ fn pool_claim_use_return_reuse() {
             "ron_raw.pool_return",
             "ron_raw.pool_reuse",
             "ron_raw.handover",
+            "ron_raw.release_idle_block",
         ],
     );
 }
@@ -431,5 +436,271 @@ fn pool_exhausted() {
             max_executions: None,
         },
         &["ron_raw.pool_exhausted", "ron_raw.unregistered_round"],
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Timed waiting: a waiter that gives up while the holder hands it the lock.
+
+/// The paths of the give-up models, in the order of the table.
+const GIVE_UP_PATHS: [&str; 8] = [
+    "ron_raw.executions",
+    "ron_raw.register",
+    "ron_raw.handover",
+    "ron_raw.give_up",
+    "ron_raw.give_up_registered",
+    "ron_raw.give_up_raced_handover",
+    "ron_raw.take_orphan",
+    "ron_raw.pool_return",
+];
+
+/// The main thread holds the lock (slot 0) and releases it after
+/// `cs_yields` yields; a second thread waits in slot 1 with
+/// `try_acquire_in_while`, giving up after `patience` looks. Its give-up
+/// races the release's handover to slot 1: either it takes the handover
+/// on its last look, or it leaves before, or the handover is published
+/// after it left (an orphan). In every case exclusion holds, the waiter's
+/// slot and block reference are gone, and the lock is free for
+/// `try_acquire` afterwards (an orphan is taken by it).
+fn give_up_model(name: &str, pooled: bool, patience: usize, must: &[&str]) {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    coverage::reset();
+    let mut b = loom::model::Builder::new();
+    b.preemption_bound = Some(2);
+    b.max_branches = 100_000;
+    b.max_permutations = Some(CAP_3);
+    b.checkpoint_interval = 1000;
+    b.check(move || {
+        coverage::record("ron_raw.executions");
+        let blocks: &'static [Block] = Box::leak(vec![Block::new()].into_boxed_slice());
+        let pool: &'static Pool<'static> = Box::leak(Box::new(Pool::new_in(blocks)));
+        let raw = Arc::new((RonRaw::new(), UnsafeCell::new(0usize)));
+        let inline = Arc::new(Shared {
+            lock: RonInline::new(),
+            count: UnsafeCell::new(0),
+        });
+        // The lock under test, as closures over either kind.
+        let acquire = {
+            let (raw, inline) = (raw.clone(), inline.clone());
+            move |slot: usize| {
+                if pooled {
+                    raw.0.acquire_in_pool(pool, slot)
+                } else {
+                    inline.lock.acquire_in(slot)
+                }
+            }
+        };
+        let try_while = {
+            let (raw, inline) = (raw.clone(), inline.clone());
+            move |slot: usize, keep: &mut dyn FnMut() -> bool| {
+                if pooled {
+                    raw.0.try_acquire_in_pool_while(pool, slot, keep)
+                } else {
+                    inline.lock.try_acquire_in_while(slot, keep)
+                }
+            }
+        };
+        let bump = {
+            let (raw, inline) = (raw.clone(), inline.clone());
+            move || {
+                let cell = if pooled { &raw.1 } else { &inline.count };
+                // SAFETY: called only while the lock is held.
+                cell.with_mut(|c| unsafe { *c += 1 });
+            }
+        };
+        let release = {
+            let (raw, inline) = (raw.clone(), inline.clone());
+            move |t: SlotToken| {
+                // SAFETY: called only by the holder, with its token.
+                unsafe {
+                    if pooled {
+                        raw.0.release(t)
+                    } else {
+                        inline.lock.release(t)
+                    }
+                }
+            }
+        };
+        let t = acquire(0);
+        bump();
+        let waiter = {
+            let (try_while, bump, release) = (try_while.clone(), bump.clone(), release.clone());
+            thread::spawn(move || {
+                let mut asked = 0;
+                let mut keep = || {
+                    asked += 1;
+                    asked < patience
+                };
+                match try_while(1, &mut keep) {
+                    Some(t) => {
+                        bump();
+                        release(t);
+                        1
+                    }
+                    None => 0,
+                }
+            })
+        };
+        for _ in 0..2 {
+            thread::yield_now();
+        }
+        release(t);
+        let got = waiter.join().unwrap();
+        // The lock is free for `try_acquire` (an orphaned handover included).
+        let t = if pooled {
+            raw.0.try_acquire()
+        } else {
+            inline.lock.try_acquire()
+        }
+        .expect("lock not free after the waiter gave up");
+        bump();
+        release(t);
+        let cell = if pooled { &raw.1 } else { &inline.count };
+        // SAFETY: every other thread joined.
+        assert_eq!(cell.with(|c| unsafe { *c }), 2 + got);
+        if pooled {
+            assert!(!raw.0.has_block(), "the lock kept its block");
+            assert_eq!(pool.in_use(), 0, "a block reference was left behind");
+            assert_eq!(blocks[0].occupied_slots(), 0, "a slot count left behind");
+        }
+    });
+    let counts: Vec<(&str, u64)> = GIVE_UP_PATHS
+        .iter()
+        .map(|&p| (p, coverage::count(p)))
+        .collect();
+    let row: Vec<String> = counts
+        .iter()
+        .map(|(p, n)| format!("{}={n}", p.trim_start_matches("ron_raw.")))
+        .collect();
+    eprintln!("loom_ron_raw {name}: {}", row.join(" "));
+    for p in must {
+        let n = counts.iter().find(|(q, _)| q == p).map_or(0, |c| c.1);
+        assert!(n > 0, "{name}: path {p} never reached");
+    }
+}
+
+/// `RonInline`: a registered waiter gives up while the holder hands the
+/// lock to its slot; the handover is taken on its last look, or orphaned
+/// and taken by `try_acquire`.
+#[test]
+fn give_up_races_handover() {
+    give_up_model(
+        "give_up_races_handover",
+        false,
+        2,
+        &[
+            "ron_raw.handover",
+            "ron_raw.give_up_registered",
+            "ron_raw.give_up_raced_handover",
+            "ron_raw.take_orphan",
+        ],
+    );
+}
+
+/// The pooled `RonRaw`: the same race, and the waiter that gives up drops
+/// its block reference (the block goes back to the pool).
+#[test]
+fn give_up_races_handover_pooled() {
+    give_up_model(
+        "give_up_races_handover_pooled",
+        true,
+        2,
+        &[
+            "ron_raw.handover",
+            "ron_raw.give_up_registered",
+            "ron_raw.give_up_raced_handover",
+            "ron_raw.take_orphan",
+            "ron_raw.pool_return",
+        ],
+    );
+}
+
+/// A waiter that gives up at once (phase A, unregistered) leaves nothing.
+#[test]
+fn give_up_unregistered() {
+    give_up_model("give_up_unregistered", true, 1, &["ron_raw.give_up"]);
+}
+
+/// An orphaned handover taken by a thread other than the releaser: a
+/// holder thread releases while a waiter of slot 1 gives up, and the main
+/// thread, concurrently, tries `try_acquire` a few times. A takeover of an
+/// orphan synchronises with the old owner through the lock word only, so
+/// this is what shows a weakened acquire on that path (the non-atomic
+/// counter then races).
+#[test]
+fn orphan_taken_by_another_thread() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    coverage::reset();
+    let mut b = loom::model::Builder::new();
+    b.preemption_bound = Some(2);
+    b.max_branches = 100_000;
+    b.max_permutations = Some(CAP_3);
+    b.checkpoint_interval = 1000;
+    b.check(|| {
+        coverage::record("ron_raw.executions");
+        let s = Arc::new(Shared {
+            lock: RonInline::new(),
+            count: UnsafeCell::new(0),
+        });
+        let bump = |s: &Shared| {
+            // SAFETY: called only while the lock is held.
+            s.count.with_mut(|c| unsafe { *c += 1 });
+        };
+        let holder = {
+            let s = s.clone();
+            thread::spawn(move || {
+                let t = s.lock.acquire_in(0);
+                bump(&s);
+                thread::yield_now();
+                thread::yield_now();
+                // SAFETY: we hold the lock with `t`.
+                unsafe { s.lock.release(t) };
+            })
+        };
+        let waiter = {
+            let s = s.clone();
+            thread::spawn(move || {
+                let mut asked = 0;
+                match s.lock.try_acquire_in_while(1, || {
+                    asked += 1;
+                    asked < 2
+                }) {
+                    Some(t) => {
+                        bump(&s);
+                        // SAFETY: we hold the lock with `t`.
+                        unsafe { s.lock.release(t) };
+                        1
+                    }
+                    None => 0,
+                }
+            })
+        };
+        let mut got = 0;
+        for _ in 0..3 {
+            if let Some(t) = s.lock.try_acquire() {
+                bump(&s);
+                // SAFETY: we hold the lock with `t`.
+                unsafe { s.lock.release(t) };
+                got += 1;
+                break;
+            }
+            thread::yield_now();
+        }
+        holder.join().unwrap();
+        got += waiter.join().unwrap();
+        let t = s.lock.try_acquire().expect("lock not free at the end");
+        // SAFETY: we hold the lock with `t`.
+        unsafe { s.lock.release(t) };
+        // SAFETY: every other thread joined.
+        assert_eq!(s.count.with(|c| unsafe { *c }), 1 + got);
+    });
+    let n = coverage::count("ron_raw.take_orphan");
+    eprintln!(
+        "loom_ron_raw orphan_taken_by_another_thread: executions={} take_orphan={n}",
+        coverage::count("ron_raw.executions")
+    );
+    assert!(
+        n > 0,
+        "orphan_taken_by_another_thread: path ron_raw.take_orphan never reached"
     );
 }

@@ -61,7 +61,35 @@ impl<const S: usize> RonInline<S> {
     /// Takes the lock if it is free; never registers in a slot.
     #[inline]
     pub fn try_acquire(&self) -> Option<SlotToken> {
-        self.word.try_lock().then_some(SlotToken::NONE)
+        self.word
+            .try_lock(|t| self.slots.slot_empty(t % S))
+            .then_some(SlotToken::NONE)
+    }
+
+    /// Tries to take the lock until `deadline`, waiting in the caller's
+    /// slot (from the CPU hint); `None` only once the deadline has passed.
+    #[cfg(feature = "std")]
+    pub fn try_acquire_until(&self, deadline: crate::timed::Deadline) -> Option<SlotToken> {
+        if self.word.lock_fast() {
+            return Some(SlotToken::NONE);
+        }
+        self.word
+            .acquire_slow_while(&self.slots, slot_hint::<S>(), || !deadline.expired())
+    }
+
+    /// Waits for the lock in slot `slot % S` (any value is safe) as long
+    /// as `keep_waiting` says so; see `RonRaw::try_acquire_in_while` (the
+    /// same protocol, without a block to drop).
+    pub fn try_acquire_in_while(
+        &self,
+        slot: usize,
+        keep_waiting: impl FnMut() -> bool,
+    ) -> Option<SlotToken> {
+        if let Some(t) = self.try_acquire() {
+            return Some(t);
+        }
+        self.word
+            .acquire_slow_while(&self.slots, slot % S, keep_waiting)
     }
 
     /// Releases the lock: hands it to the next registered slot along the
@@ -100,7 +128,7 @@ impl<const S: usize> RonInline<S> {
     /// Whether the lock is held or handed over (a momentary snapshot).
     #[inline]
     pub fn is_held(&self) -> bool {
-        self.word.is_held()
+        self.word.is_held(|t| self.slots.slot_empty(t % S))
     }
 }
 
@@ -160,6 +188,11 @@ unsafe impl<const S: usize> lock_api::RawMutexFair for RonInline<S> {
         // SAFETY: the caller holds the lock with `guard`.
         unsafe { self.release_fair(guard) }
     }
+}
+
+#[cfg(feature = "std")]
+crate::timed::impl_raw_mutex_timed! {
+    impl [const S: usize] for RonInline<S>
 }
 
 #[cfg(all(test, not(loom)))]

@@ -19,22 +19,21 @@
 //!    `X -> LOCKED` transition is one CAS with one winner, from `FREE` or
 //!    `HANDED` only, and only the owner writes `FREE`/`HANDED`. The slots,
 //!    counts and doorbells steer *who* gets the lock, never *whether* two do.
-//! 2. **Only spinning waiters are registered.** A waiter first spins
-//!    unregistered (TTAS, [`PHASE_A_LOOKS`] looks with exponential backoff
-//!    up to [`PHASE_A_PAUSE_MAX`] pauses, then, if the thread's last yield
-//!    showed its CPU shared with other runnable threads, a yield per look
-//!    instead: there a spinning look only pulls the line from a running
-//!    holder or keeps a preempted one off the CPU; it can take
-//!    the lock only when the holder freed it with nobody registered), then
-//!    registers in its slot and spins on the slot's doorbell, then *leaves*
-//!    its slot and yields the CPU, and starts a new round registered. The
-//!    registered spin adapts: it starts at [`PHASE_B_LOOKS`], quarters
-//!    (down to [`PHASE_B_MIN`]) after a yield during which another thread
-//!    ran (the CPU is oversubscribed: spinning only steals the holder's
-//!    time) and doubles (up to [`PHASE_B_MAX`]) after a yield that came
-//!    back at once (a CPU per thread: keep the place in the route order). A handover therefore targets a
-//!    thread that was spinning a moment ago; if it got preempted right then,
-//!    the running waiters take the handover over after [`PATIENCE`] looks.
+//! 2. **Only spinning waiters are registered.** A waiter registers in its
+//!    slot only while it spins, and leaves it before it yields the CPU, so
+//!    a handover targets a thread that was spinning a moment ago; if it got
+//!    preempted right then, the running waiters take the handover over
+//!    after [`PATIENCE_NS`] ([`PATIENCE`] looks without `std`).
+//!
+//! ## Waiting phases
+//! | phase | what the waiter does | how long | what ends it |
+//! |---|---|---|---|
+//! | fast path | one CAS `FREE -> LOCKED` | once | success, or on to A |
+//! | A: unregistered spin | TTAS looks at the lock word, backoff doubling up to [`PHASE_A_PAUSE_MAX`] pauses; a yield per look instead once its thread's last yield showed the CPU shared (a spinning look there only slows a running holder or keeps a preempted one off the CPU) | [`PHASE_A_LOOKS`] looks, first round only | taking the lock (free, or a stale handover), else on to B |
+//! | B: registered spin | registers in its slot (a `RonRaw` enters its lock's pooled block, claiming one if the lock has none, and keeps it until it gets the lock), spins on the slot's doorbell, looks at the lock word when it rings or every 8 spins | [`PHASE_B_LOOKS`] spins in the first round, then adapted between [`PHASE_B_MIN`] and [`PHASE_B_MAX`] | taking a handover to its slot (at once), a free lock, or a stale handover; else leaves the slot, looks once more, on to C |
+//! | B': unregistered round | when no block is to be had (pool exhausted): TTAS looks every 8 spins | as B | as B |
+//! | C: yield | gives the CPU away; a yield back within [`QUICK_YIELD_NS`] (nobody else runnable) doubles the next B, a slow one quarters it | one `sched_yield` (without `std`: a short backoff) | always: a new round of B |
+//! | give-up (timed) | leaves its slot, takes a handover to its slot that raced with leaving, drops its block reference | when `keep_waiting` (a deadline) says no, asked after every failed look | returns `None` (or the lock, if the last look took it) |
 //!
 //! Under contention with one thread per CPU, the waiters are registered and
 //! the lock travels along the route; at low contention it behaves like a
@@ -97,13 +96,31 @@
 //! CPU per slot, on a 128-CPU machine 8 neighbouring CPUs per slot (a CCX,
 //! roughly). Uncontended lock + unlock: one CAS, one load of the block
 //! pointer (the same line, unless the 8-aligned lock straddles two), one
-//! release store. The pool is a static array of [`POOL_BLOCKS`] (256)
-//! blocks, 2176 bytes each (557 KiB of zero-initialised memory, touched
-//! only as blocks get used), the same with and without `std`;
-//! [`set_pool_limit`] caps how many a program uses. When the pool is
-//! exhausted (more locks with registered waiters at once than blocks)
-//! further waiters wait unregistered on the lock word (TTAS with yields):
-//! slower handovers, never an error or a hang.
+//! release store; while the lock keeps a block (a waiter holds it across
+//! its rounds), one more load, of the block's bitmap: a release that finds
+//! nobody registered frees the lock without touching the pool.
+//!
+//! ## The pool
+//! | | without `std` | with `std` |
+//! |---|---|---|
+//! | blocks | [`POOL_BLOCKS`] (256) static | 256 static, then chunks of [`GROW_CHUNK`] (256) allocated as the static ones are all in use, up to [`GROW_CHUNKS`] (15) chunks: [`POOL_MAX_BLOCKS`] = 4096 |
+//! | memory | 2176 bytes a block: 557 KiB of zero-initialised static memory, touched only as blocks get used | the same, plus 557 KiB per chunk allocated (at most 8.5 MiB in all); chunks are never freed (blocks are type-stable) |
+//! | in use | one block per lock with a registered waiter *at that moment* (a waiter keeps it from its first registration until it gets the lock) | the same |
+//! | exhausted | further waiters wait unregistered on the lock word (TTAS with yields, phase B'): slower handovers, never an error or a hang | the same, once 4096 blocks are in use |
+//!
+//! [`set_pool_limit`] caps how many blocks a program uses (allocated
+//! chunks stay allocated; 0: nobody registers).
+//!
+//! ## Timed waiting
+//! With `std`, `RonRaw` and `RonInline` implement
+//! `lock_api::RawMutexTimed`; [`RonRaw::try_acquire_in_while`] gives up
+//! when a closure says so (without `std` too). A waiter that gives up
+//! leaves its slot and drops its block reference; a handover that had
+//! chosen its slot just before is either taken by its last look (the call
+//! then returns the lock) or left *orphaned*, `HANDED` to a slot nobody
+//! waits in: `try_lock` and every registered waiter take such a word at
+//! once, any other waiter after `PATIENCE_NS`, and `is_locked` counts it
+//! free, so the lock is never lost.
 //!
 //! [`RonInline<S>`] is the same protocol with its `S` slots inline,
 //! `128 * (S + 1)` bytes (2176 for the default 16): no claim on the first
@@ -129,7 +146,9 @@ mod wait;
 mod word;
 
 pub use inline::RonInline;
-pub use pool::{BLOCK_SLOTS, POOL_BLOCKS, Pool, set_pool_limit};
+pub use pool::{
+    BLOCK_SLOTS, GROW_CHUNK, GROW_CHUNKS, POOL_BLOCKS, POOL_MAX_BLOCKS, Pool, set_pool_limit,
+};
 pub use wait::{
     PATIENCE, PATIENCE_NS, PHASE_A_LOOKS, PHASE_A_PAUSE_MAX, PHASE_B_LOOKS, PHASE_B_MAX,
     PHASE_B_MIN, QUICK_YIELD_NS, WATCH_HORIZON_NS,
@@ -212,10 +231,79 @@ impl RonRaw {
         self.word.acquire_slow(&rooms, s)
     }
 
-    /// Takes the lock if it is free; never registers in a slot.
+    /// Takes the lock if it is free (or handed to a slot whose waiters all
+    /// gave up); never registers in a slot.
     #[inline]
     pub fn try_acquire(&self) -> Option<SlotToken> {
-        self.word.try_lock().then_some(SlotToken::NONE)
+        self.word
+            .try_lock(|t| self.slot_empty(t))
+            .then_some(SlotToken::NONE)
+    }
+
+    /// Whether slot `t` of the lock's block has no waiter (a snapshot).
+    fn slot_empty(&self, t: usize) -> bool {
+        // Relaxed: a snapshot; whoever acts on it decides with a CAS.
+        pool::slot_empty(self.block.load(Ordering::Relaxed), t)
+    }
+
+    /// Tries to take the lock until `deadline`, waiting in the caller's
+    /// slot (from the CPU hint); `None` only once the deadline has passed.
+    /// See [`try_acquire_in_while`](Self::try_acquire_in_while).
+    #[cfg(feature = "std")]
+    pub fn try_acquire_until(&self, deadline: crate::timed::Deadline) -> Option<SlotToken> {
+        if self.word.lock_fast() {
+            return Some(SlotToken::NONE);
+        }
+        let s = slot_hint::<BLOCK_SLOTS>();
+        let rooms = Pooled {
+            home: &self.block,
+            pool: pool::global(),
+        };
+        self.word
+            .acquire_slow_while(&rooms, s, || !deadline.expired())
+    }
+
+    /// Waits for the lock in slot `slot % 16` (any value is safe) as long
+    /// as `keep_waiting` says so: it is asked after every look that did not
+    /// take the lock, and `None` is returned after it said `false` (a
+    /// deadline, a cancellation flag; works without `std`).
+    ///
+    /// A waiter that gives up leaves its slot, looks once more (a handover
+    /// to its slot that raced with leaving is taken: the call then returns
+    /// the lock, late but never lost) and drops its reference to the pooled
+    /// block. A handover that chose the slot just before the waiter left
+    /// and was published after its last look stays in the lock word
+    /// addressed to an empty slot; it is not lost: any waiter takes it over
+    /// once it has watched it for [`PATIENCE_NS`], as for a grantee that
+    /// was preempted (meanwhile [`try_acquire`](Self::try_acquire) fails,
+    /// as on a held lock). A panic in `keep_waiting` leaves the slot before
+    /// it unwinds.
+    pub fn try_acquire_in_while(
+        &self,
+        slot: usize,
+        keep_waiting: impl FnMut() -> bool,
+    ) -> Option<SlotToken> {
+        self.try_acquire_in_pool_while(pool::global(), slot, keep_waiting)
+    }
+
+    /// [`try_acquire_in_while`](Self::try_acquire_in_while) with blocks
+    /// from `pool` (as for [`acquire_in_pool`](Self::acquire_in_pool)).
+    #[doc(hidden)]
+    pub fn try_acquire_in_pool_while<'a>(
+        &'a self,
+        pool: &'a Pool<'a>,
+        slot: usize,
+        keep_waiting: impl FnMut() -> bool,
+    ) -> Option<SlotToken> {
+        if let Some(t) = self.try_acquire() {
+            return Some(t);
+        }
+        let rooms = Pooled {
+            home: &self.block,
+            pool,
+        };
+        self.word
+            .acquire_slow_while(&rooms, slot % BLOCK_SLOTS, keep_waiting)
     }
 
     /// Releases the lock: hands it to the next registered slot along the
@@ -229,7 +317,14 @@ impl RonRaw {
         // their SeqCst registration, so a release that sees no block is
         // ordered before their next look at the lock word (they then see
         // it free).
-        if self.block.load(Ordering::SeqCst).is_null() {
+        // A block with nobody registered (its waiters may keep it across
+        // rounds while they yield) frees the lock at once too, without a
+        // reference: the release then costs what `RonInline`'s does.
+        // mutants: route order only: a store-buffering pair with a
+        // waiter's publication and registration; a release that misses
+        // them frees the lock, which the waiter (polling the lock word)
+        // takes at its next look; loom does not explore store buffering.
+        if !pool::anyone_registered(self.block.load(Ordering::SeqCst)) {
             self.word.release_free();
             return;
         }
@@ -274,7 +369,7 @@ impl RonRaw {
     /// Whether the lock is held or handed over (a momentary snapshot).
     #[inline]
     pub fn is_held(&self) -> bool {
-        self.word.is_held()
+        self.word.is_held(|t| self.slot_empty(t))
     }
 
     /// Whether the lock holds a block of the pool now (a snapshot, for tests).
@@ -343,4 +438,9 @@ unsafe impl lock_api::RawMutexFair for RonRaw {
         // SAFETY: the caller holds the lock with `guard`.
         unsafe { self.release_fair(guard) }
     }
+}
+
+#[cfg(feature = "std")]
+crate::timed::impl_raw_mutex_timed! {
+    impl [] for RonRaw
 }

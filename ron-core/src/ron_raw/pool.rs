@@ -29,15 +29,40 @@
 //! until they leave, and poll the lock word as always: they lose only their
 //! route position.
 //!
+//! ## What the orderings buy
+//! Route order, nothing else. Exclusion is the lock word's alone, and
+//! progress does not need the slots either (waiters poll the lock word,
+//! and a handover to a slot nobody waits in is taken over). The pool's
+//! accounting holds under any ordering: the reference count changes only
+//! by read-modify-writes, which every thread sees in one order, so a block
+//! is never claimed (`0 -> 2`) while anyone holds a reference; and blocks
+//! are type-stable atomics, so a stale pointer is never undefined
+//! behaviour. What the `SeqCst` of the count, the pointer and the claim buy
+//! is that a block's slot words are seen clean by its new users and that
+//! the last users' slot updates cannot land after a claim's cleaning: a
+//! weakened one could leave a stale count or doorbell in a fresh block
+//! (handovers to an empty slot, each taken over after `PATIENCE_NS`) or
+//! let a waiter register in a block just detached (it loses its route
+//! position). No test can tell: loom appends every store at the end of
+//! the modification order, and x86 compiles these read-modify-writes the
+//! same either way. `.ci/mutants` lists them as annotated survivors.
+//!
+//! ## Size and growth
+//! [`POOL_BLOCKS`] static blocks exist (about 2.2 KiB each, zero-initialised
+//! static memory: pages the process never touches cost nothing). With
+//! `std`, a claim that finds them all in use allocates the next chunk of
+//! [`GROW_CHUNK`] blocks (at most [`GROW_CHUNKS`] chunks, published in
+//! order with a CAS; a claimer that loses the race frees its unpublished
+//! chunk and uses the winner's); chunks are leaked, so blocks stay
+//! type-stable. [`set_pool_limit`] lets a program use fewer blocks.
+//!
 //! ## Exhaustion
-//! [`POOL_BLOCKS`] blocks exist (about 2.2 KiB each, zero-initialised
-//! static memory: pages the process never touches cost nothing);
-//! [`set_pool_limit`] lets a program use fewer. When no block is free a
-//! waiter simply waits unregistered for the round (TTAS on the lock word,
-//! then a yield) and tries again next round: no error, no hang, only the
-//! route order is lost. A block is needed only per lock with a registered
-//! waiter at that moment, so the pool runs out only when more than
-//! `POOL_BLOCKS` locks are contended at once.
+//! When no block is free (all [`POOL_MAX_BLOCKS`] in use, or the limit
+//! reached) a waiter simply waits unregistered for the round (TTAS on the
+//! lock word, then a yield) and tries again next round: no error, no hang,
+//! only the route order is lost. A block is needed only per lock with a
+//! registered waiter at that moment, so the pool runs out only when more
+//! locks than that are contended at once.
 
 use crossbeam_utils::CachePadded;
 
@@ -47,8 +72,29 @@ use crate::sync::{AtomicPtr, AtomicU32, AtomicUsize, Ordering};
 /// Slots in a block (the `S` of the pooled `RonRaw`).
 pub const BLOCK_SLOTS: usize = 16;
 
-/// Blocks in the process-wide pool.
+/// Static blocks of the process-wide pool (the whole pool without `std`).
 pub const POOL_BLOCKS: usize = 256;
+
+/// Blocks the process-wide pool allocates at a time once its static blocks
+/// are all in use (`std` only).
+pub const GROW_CHUNK: usize = 256;
+
+/// Most chunks of [`GROW_CHUNK`] blocks the process-wide pool allocates
+/// (`std` only): with the static ones at most
+/// `POOL_BLOCKS + GROW_CHUNKS * GROW_CHUNK` = 4096 blocks, about 8.5 MiB.
+pub const GROW_CHUNKS: usize = 15;
+
+/// Most blocks the process-wide pool can hold: [`POOL_BLOCKS`], plus the
+/// chunks it may allocate with `std`.
+pub const POOL_MAX_BLOCKS: usize = if GROWS {
+    POOL_BLOCKS + GROW_CHUNKS * GROW_CHUNK
+} else {
+    POOL_BLOCKS
+};
+
+/// Whether the process-wide pool grows: with `std`, and not under the
+/// model checkers or the virtual machine (their atomics live per run).
+const GROWS: bool = cfg!(all(feature = "std", not(loom), not(shuttle), not(ron_vm)));
 
 /// One lock's waiting rooms while it is contended, and its reference count.
 pub struct Block {
@@ -77,6 +123,16 @@ impl Block {
     pub fn refs(&self) -> u32 {
         self.refs.load(Ordering::Relaxed) // a snapshot by contract
     }
+
+    /// Slots with a registered waiter (a snapshot, for tests: 0 once every
+    /// waiter is gone; a slot update that landed after a claim's cleaning
+    /// would leave a count behind).
+    #[doc(hidden)]
+    pub fn occupied_slots(&self) -> usize {
+        (0..BLOCK_SLOTS)
+            .filter(|&s| !self.slots.slot_empty(s))
+            .count()
+    }
 }
 
 impl Default for Block {
@@ -90,7 +146,15 @@ impl Default for Block {
 pub struct Pool<'a> {
     blocks: &'a [Block],
     limit: AtomicUsize,
+    /// Chunks of [`GROW_CHUNK`] blocks allocated (and leaked: blocks are
+    /// type-stable) once `blocks` ran out; only the global pool with `std`.
+    #[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
+    chunks: Option<&'a [AtomicPtr<Block>; GROW_CHUNKS]>,
 }
+
+#[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
+#[allow(clippy::declare_interior_mutable_const)] // only to initialise the array
+const NO_CHUNK: AtomicPtr<Block> = AtomicPtr::new(core::ptr::null_mut());
 
 impl<'a> Pool<'a> {
     /// A pool over `blocks`, all of them usable.
@@ -99,6 +163,8 @@ impl<'a> Pool<'a> {
         Pool {
             blocks,
             limit: AtomicUsize::new(usize::MAX),
+            #[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
+            chunks: None,
         }
     }
 
@@ -117,22 +183,137 @@ impl<'a> Pool<'a> {
         self.limit.store(n, Ordering::Relaxed); // a tuning knob, read by claims
     }
 
-    /// Blocks usable for claims.
+    /// Blocks usable for claims (allocated or not yet).
     pub fn limit(&self) -> usize {
-        self.limit.load(Ordering::Relaxed).min(self.blocks.len()) // as above
+        self.limit.load(Ordering::Relaxed).min(self.max_blocks()) // as above
+    }
+
+    /// Most blocks this pool can hold: its own, plus the chunks it may grow.
+    fn max_blocks(&self) -> usize {
+        #[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
+        if self.chunks.is_some() {
+            return self.blocks.len() + GROW_CHUNKS * GROW_CHUNK;
+        }
+        self.blocks.len()
+    }
+
+    /// Blocks allocated so far: its own and the chunks it grew.
+    pub fn allocated(&self) -> usize {
+        self.blocks.len() + self.grown().count() * GROW_CHUNK
     }
 
     /// Blocks currently claimed (a snapshot).
     pub fn in_use(&self) -> usize {
-        self.blocks.iter().filter(|b| b.refs() != 0).count()
+        let grown = self.grown().flat_map(|c| c.iter());
+        self.blocks
+            .iter()
+            .chain(grown)
+            .filter(|b| b.refs() != 0)
+            .count()
+    }
+
+    /// The chunks allocated so far.
+    fn grown(&self) -> impl Iterator<Item = &'a [Block]> + '_ {
+        #[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
+        let chunks = self.chunks.into_iter().flat_map(|c| c.iter());
+        #[cfg(not(all(feature = "std", not(loom), not(shuttle), not(ron_vm))))]
+        let chunks = core::iter::empty::<&AtomicPtr<Block>>();
+        chunks.map_while(|c| {
+            // Acquire: the chunk's blocks were initialised before the
+            // Release CAS that published it.
+            // mutants: as for the publishing CAS in `grow`.
+            let p = c.load(Ordering::Acquire);
+            // SAFETY: a published chunk is a leaked `[Block; GROW_CHUNK]`,
+            // never freed; a null one ends the list (chunks are published
+            // in order).
+            (!p.is_null()).then(|| unsafe { core::slice::from_raw_parts(p, GROW_CHUNK) })
+        })
     }
 
     /// Claims a free block for the lock at address `key`, with count 2 (the
     /// lock's reference and the caller's), cleaned. `None` when none is free.
     fn claim(&self, key: usize) -> Option<&'a Block> {
-        let n = self.limit();
+        let limit = self.limit();
+        let n = limit.min(self.blocks.len());
+        if let Some(b) = Self::claim_in(&self.blocks[..n], key) {
+            return Some(b);
+        }
+        // The pool's own blocks are all in use: the grown chunks, then a
+        // new chunk while the limit allows.
+        let mut left = limit - n;
+        for chunk in self.grown() {
+            if left == 0 {
+                break;
+            }
+            let m = left.min(GROW_CHUNK);
+            if let Some(b) = Self::claim_in(&chunk[..m], key) {
+                return Some(b);
+            }
+            left -= m;
+        }
+        if left > 0
+            && let Some(chunk) = self.grow()
+            && let Some(b) = Self::claim_in(&chunk[..left.min(GROW_CHUNK)], key)
+        {
+            return Some(b);
+        }
+        crate::coverage::hit!("ron_raw.pool_exhausted");
+        None
+    }
+
+    /// Allocates and publishes the next chunk (or finds the one another
+    /// claimer just published); `None` once all [`GROW_CHUNKS`] exist.
+    #[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
+    fn grow(&self) -> Option<&'a [Block]> {
+        let chunks = self.chunks?;
+        let slot = chunks
+            .iter()
+            // Relaxed: a guess at the first empty place; the CAS below
+            // decides, and a chunk found there comes with its Acquire.
+            .find(|c| c.load(Ordering::Relaxed).is_null())?;
+        let new: std::boxed::Box<[Block]> = (0..GROW_CHUNK).map(|_| Block::new()).collect();
+        let p = std::boxed::Box::into_raw(new).cast::<Block>();
+        // Release: publishes the initialised blocks to `grown`'s Acquire;
+        // Acquire on failure: the winner's chunk, used below.
+        // mutants: publishes a chunk's initialised blocks (without the
+        // pair, their first use races with their initialisation); growth
+        // is compiled out under loom and shuttle, and under Miri it takes
+        // 256 locks contended at once: `pool_growth` runs it natively
+        // only, on x86, which does not reorder these.
+        match slot.compare_exchange(
+            core::ptr::null_mut(),
+            p,
+            Ordering::Release,
+            Ordering::Acquire,
+        ) {
+            Ok(_) => {
+                crate::coverage::hit!("ron_raw.pool_grow");
+                // SAFETY: just published, leaked for good: `GROW_CHUNK` blocks.
+                Some(unsafe { core::slice::from_raw_parts(p, GROW_CHUNK) })
+            }
+            Err(theirs) => {
+                // SAFETY: `p` came from `Box::into_raw` above and was never
+                // published: we still own it.
+                drop(unsafe {
+                    std::boxed::Box::from_raw(core::ptr::slice_from_raw_parts_mut(p, GROW_CHUNK))
+                });
+                // SAFETY: `theirs` is a published chunk (see `grown`).
+                Some(unsafe { core::slice::from_raw_parts(theirs, GROW_CHUNK) })
+            }
+        }
+    }
+
+    /// Without `std` (or under the model checkers) the pool never grows.
+    #[cfg(not(all(feature = "std", not(loom), not(shuttle), not(ron_vm))))]
+    fn grow(&self) -> Option<&'a [Block]> {
+        None
+    }
+
+    /// Claims a free block among `blocks`, probing at most 64 from a hash
+    /// of `key` (exhaustion is a round of TTAS, not a scan of the pool).
+    fn claim_in(blocks: &'a [Block], key: usize) -> Option<&'a Block> {
+        let n = blocks.len();
         if n == 0 {
-            crate::coverage::hit!("ron_raw.pool_exhausted");
             return None;
         }
         // Start at a hash of the lock's address, so that locks spread over
@@ -140,7 +321,7 @@ impl<'a> Pool<'a> {
         // not a scan of the whole pool).
         let start = (key >> 4).wrapping_mul(0x9E37_79B9_7F4A_7C15_u64 as usize) % n;
         for i in 0..n.min(64) {
-            let b = &self.blocks[(start + i) % n];
+            let b = &blocks[(start + i) % n];
             // Relaxed: a guess; the CAS below decides.
             if b.refs.load(Ordering::Relaxed) != 0 {
                 continue;
@@ -148,6 +329,7 @@ impl<'a> Pool<'a> {
             // SeqCst (Acquire at least): the last user's drop (a Release
             // decrement) happens-before our cleaning below, so none of its
             // slot writes can land after it.
+            // mutants: route order only (module docs, "What the orderings buy").
             if b.refs
                 .compare_exchange(0, 2, Ordering::SeqCst, Ordering::Relaxed)
                 .is_ok()
@@ -163,17 +345,25 @@ impl<'a> Pool<'a> {
                 return Some(b);
             }
         }
-        crate::coverage::hit!("ron_raw.pool_exhausted");
         None
     }
 }
 
 #[cfg(not(loom))]
 static BLOCKS: [Block; POOL_BLOCKS] = [const { Block::new() }; POOL_BLOCKS];
-#[cfg(not(loom))]
+#[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
+static CHUNKS: [AtomicPtr<Block>; GROW_CHUNKS] = [NO_CHUNK; GROW_CHUNKS];
+#[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
+static GLOBAL: Pool<'static> = Pool {
+    chunks: Some(&CHUNKS),
+    ..Pool::new_in(&BLOCKS)
+};
+#[cfg(all(not(loom), not(all(feature = "std", not(shuttle), not(ron_vm)))))]
 static GLOBAL: Pool<'static> = Pool::new_in(&BLOCKS);
 
-/// The process-wide pool ([`POOL_BLOCKS`] static blocks).
+/// The process-wide pool: [`POOL_BLOCKS`] static blocks, and with `std`
+/// up to [`GROW_CHUNKS`] chunks of [`GROW_CHUNK`] more, allocated as the
+/// static ones run out and never freed.
 #[cfg(not(loom))]
 pub fn global() -> &'static Pool<'static> {
     &GLOBAL
@@ -191,8 +381,9 @@ pub fn global() -> &'static Pool<'static> {
     &LOOM_GLOBAL
 }
 
-/// Uses at most `n` of the process-wide pool's [`POOL_BLOCKS`] blocks (0:
-/// no `RonRaw` registers any more; its waiters spin unregistered).
+/// Uses at most `n` of the process-wide pool's blocks ([`POOL_MAX_BLOCKS`]
+/// unless set; 0: no `RonRaw` registers any more, its waiters spin
+/// unregistered). Blocks beyond `n` that were allocated stay allocated.
 pub fn set_pool_limit(n: usize) {
     global().set_limit(n);
 }
@@ -225,10 +416,12 @@ impl Drop for BlockRef<'_> {
         let b: *mut Block = (self.block as *const Block).cast_mut();
         // SeqCst (Release at least): our slot writes happen-before a later
         // claim's cleaning.
+        // mutants: route order only (module docs, "What the orderings buy").
         if self.block.refs.fetch_sub(1, Ordering::SeqCst) == 2 {
             // Only the lock's reference is left, if it is still attached:
             // return the block (whoever detaches it drops the lock's
             // reference; at most one CAS succeeds).
+            // mutants: route order only (module docs, "What the orderings buy").
             if self
                 .home
                 .compare_exchange(
@@ -240,10 +433,47 @@ impl Drop for BlockRef<'_> {
                 .is_ok()
             {
                 crate::coverage::hit!("ron_raw.pool_return");
+                // mutants: route order only (module docs, "What the orderings buy").
                 self.block.refs.fetch_sub(1, Ordering::SeqCst); // as above
             }
         }
     }
+}
+
+/// Whether the block at `p` (null: none) has a registered waiter, read
+/// without taking a reference: the release's fast path.
+///
+/// The answer only steers: `false` makes the caller free the lock, which
+/// every waiter, registered or not, sees at its next look at the lock word.
+#[inline]
+pub(crate) fn anyone_registered(p: *mut Block) -> bool {
+    if p.is_null() {
+        return false;
+    }
+    // SAFETY: `p` was loaded from a lock's block pointer, which only ever
+    // points at a block of a pool that outlives the lock; blocks are never
+    // freed (type-stable), so the read is valid even if the block was
+    // returned (or claimed by another lock) meanwhile: the answer is then
+    // merely stale, and a stale answer costs route order, never exclusion.
+    let block = unsafe { &*p };
+    let marked = block.slots.any_marked();
+    if !marked {
+        crate::coverage::hit!("ron_raw.release_idle_block");
+    }
+    marked
+}
+
+/// Whether slot `t` of the block at `p` (null: none, every slot empty)
+/// has no registered waiter, read without a reference (a snapshot).
+#[inline]
+pub(crate) fn slot_empty(p: *mut Block, t: usize) -> bool {
+    if p.is_null() {
+        return true;
+    }
+    // SAFETY: as in `anyone_registered`: blocks are type-stable and the
+    // pool outlives the lock; a stale answer costs route order only.
+    let block = unsafe { &*p };
+    block.slots.slot_empty(t % BLOCK_SLOTS)
 }
 
 /// A reference to the block `home` points at, if any (no claim).
@@ -252,6 +482,7 @@ pub(crate) fn current<'a>(home: &'a AtomicPtr<Block>) -> Option<BlockRef<'a>> {
         // SeqCst: ordered with the waiters' registration (SeqCst), so a
         // releaser that sees no block is ordered before their next look at
         // the lock word.
+        // mutants: route order only (module docs, "What the orderings buy").
         let p = home.load(Ordering::SeqCst);
         if p.is_null() {
             return None;
@@ -262,7 +493,9 @@ pub(crate) fn current<'a>(home: &'a AtomicPtr<Block>) -> Option<BlockRef<'a>> {
         let block = unsafe { &*p };
         // SeqCst: the count and the re-check below must not be reordered
         // (a detach between them would go unnoticed).
+        // mutants: route order only (module docs, "What the orderings buy").
         block.refs.fetch_add(1, Ordering::SeqCst);
+        // mutants: route order only (module docs, "What the orderings buy").
         if home.load(Ordering::SeqCst) == p {
             crate::coverage::hit!("ron_raw.pool_use");
             return Some(BlockRef { block, home });
@@ -270,6 +503,7 @@ pub(crate) fn current<'a>(home: &'a AtomicPtr<Block>) -> Option<BlockRef<'a>> {
         // Detached meanwhile: whoever detached it dropped the lock's
         // reference, so ours is a plain one.
         crate::coverage::hit!("ron_raw.pool_stale");
+        // mutants: route order only (module docs, "What the orderings buy").
         block.refs.fetch_sub(1, Ordering::SeqCst); // as for a drop
     }
 }
@@ -287,12 +521,14 @@ pub(crate) fn enter<'a>(
         let block = pool.claim(key)?;
         let p: *mut Block = (block as *const Block).cast_mut();
         // SeqCst (Release at least): publishes the cleaned block to the
-        // users that load the pointer.
+        // users that load the pointer; on failure we only loop.
+        // mutants: route order only (module docs, "What the orderings buy").
         match home.compare_exchange(core::ptr::null_mut(), p, Ordering::SeqCst, Ordering::SeqCst) {
             Ok(_) => return Some(BlockRef { block, home }),
             Err(_) => {
                 // Another waiter published first: give ours back, use theirs.
                 crate::coverage::hit!("ron_raw.pool_publish_lost");
+                // mutants: route order only (module docs, "What the orderings buy").
                 block.refs.fetch_sub(2, Ordering::SeqCst); // as for a drop
             }
         }

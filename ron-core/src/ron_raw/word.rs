@@ -27,6 +27,7 @@ use super::wait::{
 };
 use crate::slots::{GRANT, SlotTable, SlotToken};
 use crate::sync::{AtomicU32, Ordering, spin_loop};
+use crate::unwind::OnUnwind;
 
 pub(crate) const FREE: u32 = 0;
 pub(crate) const LOCKED: u32 = 1;
@@ -48,6 +49,18 @@ pub(crate) fn handed(slot: usize, seq: u32) -> u32 {
 #[inline]
 pub(crate) fn handed_slot(word: u32) -> usize {
     ((word >> SLOT_SHIFT) & SLOT_MASK) as usize
+}
+
+/// Whether `word` hands the lock to a slot that `slot_empty` says has no
+/// registered waiter: an *orphaned* handover. It arises when the slot's
+/// last waiter gave up (a timed acquisition) after the releaser chose the
+/// slot and before it published the handover. Anyone may take it: every
+/// `X -> LOCKED` is one CAS, so exclusion does not depend on the answer,
+/// which is a snapshot (a waiter registering just after it only loses its
+/// place, and looks at the word again).
+#[inline]
+pub(crate) fn orphaned(word: u32, slot_empty: impl FnOnce(usize) -> bool) -> bool {
+    word & TAG == HANDED && slot_empty(handed_slot(word))
 }
 
 /// Where a lock's waiters register: the inline slots of `RonInline`, or
@@ -94,24 +107,44 @@ impl Word {
         ok
     }
 
-    /// `FREE -> LOCKED` with a strong CAS (`try_lock`).
+    /// `FREE -> LOCKED` with a strong CAS (`try_lock`), or an orphaned
+    /// handover taken: `HANDED(t, _) -> LOCKED` when `slot_empty(t)` says
+    /// slot `t` has no registered waiter (its last waiter gave up after
+    /// the releaser chose it; see [`orphaned`]).
     #[inline]
-    pub(crate) fn try_lock(&self) -> bool {
+    pub(crate) fn try_lock(&self, slot_empty: impl FnOnce(usize) -> bool) -> bool {
         // Acquire: pairs with the Release store of FREE in `release`.
-        let ok = self
+        match self
             .state
             .compare_exchange(FREE, LOCKED, Ordering::Acquire, Ordering::Relaxed)
-            .is_ok();
-        if ok {
-            crate::coverage::hit!("ron_raw.fast");
+        {
+            Ok(_) => {
+                crate::coverage::hit!("ron_raw.fast");
+                true
+            }
+            Err(word) if orphaned(word, slot_empty) => {
+                // Acquire: pairs with the Release of `publish`, as for any
+                // takeover.
+                let ok = self
+                    .state
+                    .compare_exchange(word, LOCKED, Ordering::Acquire, Ordering::Relaxed)
+                    .is_ok();
+                if ok {
+                    crate::coverage::hit!("ron_raw.take_orphan");
+                }
+                ok
+            }
+            Err(_) => false,
         }
-        ok
     }
 
-    /// Whether the lock is held or handed over (a momentary snapshot).
+    /// Whether the lock is held or handed over to a slot with a registered
+    /// waiter (a momentary snapshot; an orphaned handover counts as free,
+    /// since [`try_lock`](Self::try_lock) takes it).
     #[inline]
-    pub(crate) fn is_held(&self) -> bool {
-        self.state.load(Ordering::Relaxed) != FREE // a snapshot by contract
+    pub(crate) fn is_held(&self, slot_empty: impl FnOnce(usize) -> bool) -> bool {
+        let word = self.state.load(Ordering::Relaxed); // a snapshot by contract
+        word != FREE && !orphaned(word, slot_empty)
     }
 
     /// One look at the lock word by a waiter of slot `s`: takes the lock if
@@ -137,6 +170,9 @@ impl Word {
         match word & TAG {
             FREE => {}
             HANDED if own || stale => {}
+            // A handover to a slot that nobody waits in any more (in our
+            // room: a snapshot; the CAS decides) is taken at once.
+            HANDED if room.is_some_and(|r| orphaned(word, |t| r.slot_empty(t % S))) => {}
             _ => return false,
         }
         // Acquire: pairs with the Release store (FREE or HANDED) of the
@@ -180,6 +216,30 @@ impl Word {
         rooms: &R,
         s: usize,
     ) -> SlotToken {
+        match self.acquire_slow_while(rooms, s, || true) {
+            Some(t) => t,
+            // `keep_waiting` never says no.
+            None => unreachable!(),
+        }
+    }
+
+    /// [`acquire_slow`](Self::acquire_slow) that gives up once
+    /// `keep_waiting` says `false`; it is asked after every look that did
+    /// not take the lock. A waiter that gives up while registered leaves
+    /// its slot, then looks once more as a member of the slot (taking a
+    /// handover to its slot that raced with leaving; it then owns the
+    /// lock), and drops its room (a pooled block's reference) before it
+    /// returns `None`. A handover addressed to its slot after that last
+    /// look (the releaser chose the slot before the waiter left) is not
+    /// lost: any waiter takes a `HANDED` word over once it has watched it
+    /// for `PATIENCE_NS`, a later arrival included, as for a grantee that
+    /// was preempted.
+    pub(crate) fn acquire_slow_while<const S: usize, R: Rooms<S>>(
+        &self,
+        rooms: &R,
+        s: usize,
+        mut keep_waiting: impl FnMut() -> bool,
+    ) -> Option<SlotToken> {
         let mut watch = Watch::new();
         let mut first_round = true;
         let mut spins = PHASE_B_LOOKS;
@@ -191,7 +251,11 @@ impl Word {
                 let shared_cpu = cpu_looked_shared();
                 for _ in 0..PHASE_A_LOOKS {
                     if self.look::<S>(s, false, None, &mut watch) {
-                        return SlotToken::at(s);
+                        return Some(SlotToken::at(s));
+                    }
+                    if !keep_waiting() {
+                        crate::coverage::hit!("ron_raw.give_up");
+                        return None;
                     }
                     if shared_cpu && pause == PHASE_A_PAUSE_MAX {
                         // The CPU is oversubscribed: a spinning look only
@@ -228,9 +292,28 @@ impl Word {
                         // Relaxed: the doorbell only says "look now"; the
                         // look's CAS has the Acquire.
                         let bell = room.word(s).load(Ordering::Relaxed) & GRANT != 0;
-                        if (bell || i % 8 == 0) && self.look(s, true, Some(room), &mut watch) {
-                            room.unregister::<true>(s);
-                            return SlotToken::at(s);
+                        if bell || i % 8 == 0 {
+                            if self.look(s, true, Some(room), &mut watch) {
+                                room.unregister::<true>(s);
+                                return Some(SlotToken::at(s));
+                            }
+                            // `keep_waiting` is user code: if it panics,
+                            // leave the slot before unwinding (the room,
+                            // a block's reference, drops on its own).
+                            let leave = OnUnwind::new(|| room.unregister::<true>(s));
+                            let go_on = keep_waiting();
+                            leave.disarm();
+                            if !go_on {
+                                // Leave, and take a handover to our slot
+                                // that raced with leaving (see above).
+                                room.unregister::<true>(s);
+                                if self.look(s, true, Some(room), &mut watch) {
+                                    crate::coverage::hit!("ron_raw.give_up_raced_handover");
+                                    return Some(SlotToken::at(s));
+                                }
+                                crate::coverage::hit!("ron_raw.give_up_registered");
+                                return None;
+                            }
                         }
                         spin_loop();
                     }
@@ -240,15 +323,21 @@ impl Word {
                     // may take it).
                     room.unregister::<true>(s);
                     if self.look(s, true, Some(room), &mut watch) {
-                        return SlotToken::at(s);
+                        return Some(SlotToken::at(s));
                     }
                 }
                 None => {
                     // No room (pool exhausted): plain TTAS for the round.
                     crate::coverage::hit!("ron_raw.unregistered_round");
                     for i in 0..spins {
-                        if i % 8 == 0 && self.look::<S>(s, false, None, &mut watch) {
-                            return SlotToken::at(s);
+                        if i % 8 == 0 {
+                            if self.look::<S>(s, false, None, &mut watch) {
+                                return Some(SlotToken::at(s));
+                            }
+                            if !keep_waiting() {
+                                crate::coverage::hit!("ron_raw.give_up");
+                                return None;
+                            }
                         }
                         spin_loop();
                     }
@@ -258,6 +347,12 @@ impl Word {
             // whether other threads want this CPU (oversubscribed: spin
             // little) or not (spin longer, keep the route order).
             spins = give_cpu_away(spins);
+            if !keep_waiting() {
+                // Not registered now (the round ended with leaving the
+                // slot and a last look); the room is dropped on return.
+                crate::coverage::hit!("ron_raw.give_up");
+                return None;
+            }
         }
     }
 
