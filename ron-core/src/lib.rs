@@ -105,7 +105,7 @@
 //! * The others are there to compare with.
 //!
 //! Every lock works with [`Condvar`] (`lock_api::Condvar` over
-//! [`RonCondvar`]), and `RonRaw`, `RonInline`, `RonPark`, `Ron`, `Tas` and `Ttas` also
+//! [`RonCondvar`]), and `RonRaw`, `RonInline`, `RonPark`, `Ron`, `Tas` and `Ttas` also with
 //! `lock_api`'s timed locking (`try_lock_for`).
 //!
 //! ## Loading the route
