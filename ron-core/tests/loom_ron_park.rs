@@ -134,7 +134,7 @@ fn arrival_passes_sleeper() {
     b.preemption_bound = Some(3);
     b.max_branches = 50_000;
     b.check(|| {
-        let s = Shared::<1>::new();
+        let s = Shared::<RonPark<1>>::new();
         let t = s.lock.acquire_in(0);
         let waiter = {
             let s = s.clone();
