@@ -19,10 +19,10 @@
 //! | `word` bit 0 | `LOCKED` | set by the CAS that takes the lock, cleared by the release's CAS |
 //! | `word` bit 1 | `WAKING`: a wake-up is on its way | set by a release (or a leaving timed waiter) in the same CAS that frees the lock, only while threads are parked; cleared by every unpark |
 //! | `word` bits 2.. | threads parked in any slot (registered, possibly not asleep yet) | `+4` by a parking waiter, `-4` when it wakes or leaves |
-//! | slot `sleepers` | threads parked in this slot | `+1` before the `word` `+4`; `-1` before the `word` `-4` |
+//! | slot `sleepers` | threads parked in this slot | `+1` (after reading `epoch`) before the `word` `+4`; `-1` before the `word` `-4` |
 //! | slot `epoch` | futex word: wake-ups sent to this slot (wrapping) | `+1` by a release that picked this slot |
 //!
-//! A parking waiter: `sleepers += 1`, reads `epoch`, `word += 4`; if that
+//! A parking waiter: reads `epoch`, `sleepers += 1`, `word += 4`; if that
 //! RMW saw the lock free it tries to take it instead of sleeping, else it
 //! sleeps while `epoch` is unchanged. A release: one CAS clears `LOCKED`
 //! and, if threads are parked and `WAKING` is clear, sets `WAKING`; then it
@@ -35,18 +35,25 @@
 //! All changes of `word` are read-modify-writes, so they are totally
 //! ordered. If a parking waiter's `word += 4` comes after a release's CAS,
 //! it sees the lock free and does not sleep. If it comes before, the
-//! release sees it parked and, unless `WAKING` is set, wakes some sleeper
-//! of a slot with `sleepers != 0` (the waiter's increment is visible: it
-//! precedes its `word` RMW, which the release's RMW reads from). The waiter
-//! read `epoch` before its `word` RMW, so an `epoch` bump after that read
-//! makes its futex wait return at once; a bump before it would mean the
-//! release's CAS preceded the waiter's `word += 4`, the first case.
-//! `epoch` itself needs no ordering (its accesses are Relaxed): a release
-//! whose CAS comes after the waiter's `word += 4` synchronizes with it
-//! (every change of `word` is an RMW, so they all continue the waiter's
-//! release sequence), so the waiter's `epoch` read happens before the
-//! release's bump and cannot read it (coherence); and the woken thread
-//! takes the lock through `word`, which orders the data.
+//! release sees it parked and, unless `WAKING` is set, finds a slot with
+//! `sleepers != 0` (the waiter's increment precedes its `word` RMW, which
+//! the release's RMW reads from) and bumps that slot's `epoch`.
+//!
+//! The thread the scan counted in that slot need not be one that is asleep:
+//! it may have incremented `sleepers` and not yet done its `word` RMW. What
+//! matters is that it cannot sleep through the bump: it read `epoch`
+//! *before* its increment (Release), which the scan read (Acquire), so its
+//! read happens before the bump and cannot see it (coherence); its futex
+//! wait returns at once, or it never sleeps. Every thread that incremented
+//! `sleepers` then unparks, which clears `WAKING`, and is still competing
+//! for the lock (or, a timed waiter that gives up, passes the wake-up on,
+//! below). So a wake-up either reaches a sleeper or lands on a thread that
+//! keeps the lock moving; it is never spent on a thread that then sleeps
+//! with `WAKING` set and nobody left to clear it. (Reading `epoch` after
+//! the increment allowed exactly that: shuttle's randomized schedules with
+//! four threads found it, `tests/shuttle.rs`.) `epoch` itself needs no
+//! ordering beyond that pair: the woken thread takes the lock through
+//! `word`, which orders the data.
 //! `WAKING` is only set while threads are parked, and each of them clears
 //! it when it unparks, so it never stays set with nobody to clear it; the
 //! thread that clears it either takes the lock (its release wakes the
@@ -299,12 +306,19 @@ impl<const S: usize> RonPark<S> {
             // Park phase: spinning did not pay; spin less next time.
             self.spin
                 .store((budget / 2).max(SPIN_MIN), Ordering::Relaxed); // as above
-            // Relaxed: published by the Release half of the `word` RMW below.
-            slot.sleepers.fetch_add(1, Ordering::Relaxed);
-            // Relaxed: a release that read our `word` RMW below bumps
-            // `epoch` after that RMW, which this read happens before, so
-            // coherence alone keeps its bump out of `epoch` (module docs).
+            // The epoch is read *before* the slot shows us as a sleeper: a
+            // release whose scan sees our `sleepers` increment may bump
+            // this slot's epoch at once, even before our `word` RMW, and
+            // that bump must wake us (it is the one wake-up in flight).
+            // Relaxed: ordered before the increment's Release below.
             let epoch = slot.epoch.load(Ordering::Relaxed);
+            // mutants: a load-buffering pair with `wake_next`'s Acquire
+            // load, which neither loom nor Miri explores; the order of the
+            // two accesses is what `tests/shuttle.rs` (ron_park) checks.
+            // Release: pairs with the scan's Acquire load in `wake_next`,
+            // so a release that sees this increment bumps `epoch` after our
+            // read above happened, and coherence keeps the bump out of it.
+            slot.sleepers.fetch_add(1, Ordering::Release);
             // AcqRel: publishes our `sleepers` increment to the release
             // that reads this RMW's result, and orders us after it.
             let w = self.word.fetch_add(PARKED, Ordering::AcqRel);
@@ -400,9 +414,11 @@ impl<const S: usize> RonPark<S> {
         for i in 1..=S {
             let t = (from + i) % S;
             let slot = &self.slots[t];
-            // Relaxed: made visible by the `word` RMW the caller read (see
-            // the registration).
-            if slot.sleepers.load(Ordering::Relaxed) != 0 {
+            // mutants: the other half of the registration's load-buffering
+            // pair (see there).
+            // Acquire: pairs with the registration's Release increment, so
+            // the sleeper's `epoch` read happens before the bump below.
+            if slot.sleepers.load(Ordering::Acquire) != 0 {
                 crate::coverage::hit!("ron_park.wakes");
                 // Relaxed: only wakes; the woken thread takes the lock
                 // through `word`, and the parking waiter's `epoch` read

@@ -35,8 +35,8 @@ use std::time::Instant;
 
 use lock_api::RawMutex;
 use ron_core::{
-    CBoMcs, Cna, Fsl, Mcs, NxtRon, Ron, RonInline, RonPlock, RonRaw, RonTicket, ShRon, SlotToken,
-    Tas, Ticket, Ttas,
+    CBoMcs, Cna, Fsl, Mcs, NxtRon, Ron, RonInline, RonPark, RonPlock, RonRaw, RonTicket, ShRon,
+    SlotToken, Tas, Ticket, Ttas,
 };
 use ron_testkit::for_each_lock;
 use shuttle::scheduler::{PctScheduler, RandomScheduler};
@@ -115,7 +115,8 @@ slotted!(
     NxtRon<4>,
     RonPlock<4>,
     RonTicket<4>,
-    Ron<4>
+    Ron<4>,
+    RonPark<4>
 );
 
 impl TestLock for ShRon {
@@ -318,11 +319,6 @@ fn harness_catches_a_broken_lock() {
 }
 
 macro_rules! suite {
-    // RonPark's futex falls back to a poll (spin, then yield) under
-    // shuttle, and every one of its schedules here ran past shuttle's bound
-    // of 1,000,000 steps; its park / wake protocol is modelled by loom
-    // (`loom_ron_park.rs`) instead.
-    (ron_park, $t:ty, $rec:tt) => {};
     ($m:ident, $t:ty, $rec:tt) => {
         mod $m {
             use super::*;
