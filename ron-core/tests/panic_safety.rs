@@ -306,7 +306,10 @@ fn hint_only_unlock_hint_panics_with_waiter<L: RawMutex + Sync>(m: &Mutex<L, u64
         });
         for _ in 0..if cfg!(miri) { 400 } else { 100_000 } {
             let g = m.lock();
-            for _ in 0..20 {
+            // Long enough for the other thread to get through its
+            // unregistered looks and register (Miri runs a thread for a
+            // few steps between switches: it needs more yields).
+            for _ in 0..if cfg!(miri) { 200 } else { 20 } {
                 thread::yield_now();
             }
             // A plain unlock, not `MutexGuard::unlocked`: when this unlock
