@@ -475,10 +475,7 @@ fn give_up_model(name: &str, pooled: bool, patience: usize, must: &[&str]) {
         let blocks: &'static [Block] = Box::leak(vec![Block::new()].into_boxed_slice());
         let pool: &'static Pool<'static> = Box::leak(Box::new(Pool::new_in(blocks)));
         let raw = Arc::new((RonRaw::new(), UnsafeCell::new(0usize)));
-        let inline = Arc::new(Shared {
-            lock: RonInline::new(),
-            count: UnsafeCell::new(0),
-        });
+        let inline = Shared::with(RonInline::new());
         // The lock under test, as closures over either kind.
         let acquire = {
             let (raw, inline) = (raw.clone(), inline.clone());
@@ -638,10 +635,7 @@ fn orphan_taken_by_another_thread() {
     b.checkpoint_interval = 1000;
     b.check(|| {
         coverage::record("ron_raw.executions");
-        let s = Arc::new(Shared {
-            lock: RonInline::new(),
-            count: UnsafeCell::new(0),
-        });
+        let s = Shared::with(RonInline::new());
         let bump = |s: &Shared| {
             // SAFETY: called only while the lock is held.
             s.count.with_mut(|c| unsafe { *c += 1 });
