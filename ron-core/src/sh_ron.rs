@@ -169,10 +169,15 @@ impl ShTable {
             while u != u32::MAX {
                 let bit = (!u).trailing_zeros();
                 // AcqRel: Acquire orders us after the `free` (Release) that
-                // returned this column with its bits cleared; without it a
-                // holder of the new lock may read a stale PENDING bit of the
-                // column's last lock and grant it to nobody (loom model
-                // `sh_ron::column_reused_after_drop`).
+                // returned this column, and so after every clear of its
+                // bits by the last lock's claimers. Without it C11 lets a
+                // grant CAS of the new lock come before such a clear in the
+                // row's modification order: it reads the old PENDING, sets
+                // GRANTED, and the clear then erases the grant (nobody owns
+                // the lock). mutants: kept, C11 only: every write to a row
+                // and to `used` is an RMW, and loom and Miri let an RMW read
+                // only the latest write, so no model can put the grant
+                // before the clear (docs/mutants.md).
                 match self.used[p].compare_exchange_weak(
                     u,
                     u | 1 << bit,
@@ -260,6 +265,7 @@ impl ShTable {
         crate::coverage::hit!("sh_ron.column_freed");
         // Release: orders the clearing above (and every claimer's clear
         // before it) before the column's next user; see `alloc`.
+        // mutants: kept, C11 only, the pair of `alloc`'s Acquire (see there).
         self.used[col / PAGE_COLUMNS].fetch_and(!(1 << (col % PAGE_COLUMNS)), Ordering::Release);
     }
 }

@@ -404,7 +404,12 @@ mod sh_ron {
     /// granted and cleared in row 1) and is reused by another lock whose
     /// holder never synchronized with that history except through the
     /// table (`free`'s Release, `alloc`'s Acquire): its unlock must not see
-    /// the old PENDING bit and grant row 1 to nobody.
+    /// the old PENDING bit and grant row 1 to nobody. Since the grant is a
+    /// CAS that re-checks PENDING, loom (where an RMW reads the latest
+    /// write) no longer fails on a weakened pair alone; the model fails
+    /// (Z spins forever) when the grant decides on its plain load, as the
+    /// `load` + `fetch_or` grant did, with the pair weakened
+    /// (docs/mutants.md).
     #[test]
     fn column_reused_after_drop() {
         explore(
@@ -553,4 +558,154 @@ fn ron_raw_acquire_by_hint() {
             unsafe { s.lock.release(t) };
         },
     );
+}
+
+/// A waiter whose relax policy panics takes a grant while it unwinds and
+/// hands the lock to a third thread that is ordered after the holder only
+/// through the lock. Kills a weakened Acquire on the unwind's grant-taking
+/// RMW (`Slots::leave`, `ShRon::unclaim_on_unwind`), which the
+/// `loom_unwind` models cannot: there the holder itself takes the lock
+/// last, after joining the waiter.
+mod unwind_hands_on {
+    use super::*;
+    use ron_core::relax::Relax;
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+
+    /// Panics on its first call: the waiter has registered (or claimed its
+    /// row) and looked once.
+    #[derive(Default)]
+    struct PanicRelax;
+
+    impl Relax for PanicRelax {
+        fn relax(&mut self) {
+            panic!("relax panics (model)");
+        }
+    }
+
+    /// The locks under test.
+    trait UnwindLock: Send + Sync + 'static {
+        fn create() -> Self;
+        fn lock_in(&self, slot: usize) -> SlotToken;
+        fn try_lock(&self) -> Option<SlotToken>;
+        /// # Safety
+        /// The caller holds the lock.
+        unsafe fn unlock(&self, t: SlotToken);
+    }
+
+    macro_rules! unwind_lock {
+        ($($t:ty => $create:expr, $lock_in:expr);*) => {$(
+            impl UnwindLock for $t {
+                fn create() -> Self {
+                    $create
+                }
+                fn lock_in(&self, slot: usize) -> SlotToken {
+                    $lock_in(self, slot)
+                }
+                fn try_lock(&self) -> Option<SlotToken> {
+                    self.try_acquire()
+                }
+                unsafe fn unlock(&self, t: SlotToken) {
+                    // SAFETY: forwarded contract.
+                    unsafe { self.release(t) }
+                }
+            }
+        )*};
+    }
+    unwind_lock!(
+        NxtRon<2, PanicRelax> => NxtRon::new(), |l: &Self, s| l.acquire_in_observed(s, || ());
+        RonPlock<2, PanicRelax> => RonPlock::new(), |l: &Self, s| l.acquire_in_observed(s, || ());
+        ShRon<PanicRelax> => ShRon::new_in(Box::leak(Box::new(ShTable::new()))),
+            |l: &Self, s| l.acquire_in(s)
+    );
+
+    /// Silences the model's own panic (printed once per schedule
+    /// otherwise); every other panic goes to the default hook.
+    fn quiet_relax_panics() {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            let default = std::panic::take_hook();
+            std::panic::set_hook(Box::new(move |info| {
+                if info.payload().downcast_ref::<&str>() != Some(&"relax panics (model)") {
+                    default(info);
+                }
+            }));
+        });
+    }
+
+    /// Main holds the lock (fast path) and unlocks; W waits in slot 1 and
+    /// its relax panics after one look, so main's grant races W's unwind;
+    /// X tries the lock once. Main's critical section runs after both were
+    /// spawned, so only the lock orders it before X's: through main's
+    /// free, or, when W's unwind took the grant, through the grant and W's
+    /// release (loom reports the counter's race if that chain breaks).
+    /// Checks the count and that the lock is free at the end.
+    fn model<L: UnwindLock>() {
+        quiet_relax_panics();
+        let s = Shared::new(L::create());
+        let t = s.lock.try_lock().expect("a fresh lock");
+        let s2 = s.clone();
+        let w = thread::spawn(move || {
+            match catch_unwind(AssertUnwindSafe(|| s2.lock.lock_in(1))) {
+                Ok(t) => {
+                    // Granted before its relax ran.
+                    s2.bump();
+                    // SAFETY: held.
+                    unsafe { s2.lock.unlock(t) };
+                    1
+                }
+                Err(_) => 0,
+            }
+        });
+        let s3 = s.clone();
+        let x = thread::spawn(move || {
+            let Some(t) = s3.lock.try_lock() else {
+                return 0;
+            };
+            s3.bump();
+            // SAFETY: held.
+            unsafe { s3.lock.unlock(t) };
+            1
+        });
+        s.bump();
+        // SAFETY: held.
+        unsafe { s.lock.unlock(t) };
+        let theirs = w.join().unwrap() + x.join().unwrap();
+        assert_eq!(s.total(), 1 + theirs);
+        let t = s.lock.try_lock().expect("lock left held");
+        // SAFETY: just taken.
+        unsafe { s.lock.unlock(t) };
+    }
+
+    #[test]
+    fn nxt_ron() {
+        explore(
+            "unwind_hands_on::nxt_ron",
+            1,
+            &["plock.unwind", "nxt_ron.granted"],
+            &["plock.unwind_took_grant", "plock.unwind_left"],
+            model::<NxtRon<2, PanicRelax>>,
+        );
+    }
+
+    #[test]
+    fn ron_plock() {
+        explore(
+            "unwind_hands_on::ron_plock",
+            1,
+            &["plock.unwind", "ron_plock.granted"],
+            &["plock.unwind_took_grant", "plock.unwind_left"],
+            model::<RonPlock<2, PanicRelax>>,
+        );
+    }
+
+    #[test]
+    fn sh_ron() {
+        explore(
+            "unwind_hands_on::sh_ron",
+            1,
+            &["sh_ron.unwind", "sh_ron.granted"],
+            &["sh_ron.unwind_took_grant", "sh_ron.unwind_left"],
+            model::<ShRon<PanicRelax>>,
+        );
+    }
 }
