@@ -641,14 +641,14 @@ mod unwind_hands_on {
     /// Checks the count and that the lock is free at the end.
     fn model<L: UnwindLock>() {
         quiet_relax_panics();
-        let s = Shared::new(L::create());
+        let s = Shared::with(L::create());
         let t = s.lock.try_lock().expect("a fresh lock");
         let s2 = s.clone();
         let w = thread::spawn(move || {
             match catch_unwind(AssertUnwindSafe(|| s2.lock.lock_in(1))) {
                 Ok(t) => {
                     // Granted before its relax ran.
-                    s2.bump();
+                    s2.bump_yielding();
                     // SAFETY: held.
                     unsafe { s2.lock.unlock(t) };
                     1
@@ -661,12 +661,12 @@ mod unwind_hands_on {
             let Some(t) = s3.lock.try_lock() else {
                 return 0;
             };
-            s3.bump();
+            s3.bump_yielding();
             // SAFETY: held.
             unsafe { s3.lock.unlock(t) };
             1
         });
-        s.bump();
+        s.bump_yielding();
         // SAFETY: held.
         unsafe { s.lock.unlock(t) };
         let theirs = w.join().unwrap() + x.join().unwrap();
