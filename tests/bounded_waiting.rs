@@ -60,7 +60,7 @@ macro_rules! bound_test {
             let threads: usize = $t;
             let worst = max_overtakes(
                 threads,
-                20_000,
+                3_000,
                 $slot,
                 |slot, cb| lock.acquire_in_observed(slot, cb),
                 // SAFETY: each token comes from the acquisition just made.
