@@ -30,7 +30,7 @@ use ron_core::ron_raw::pool::{Block, Pool};
 use ron_core::{RonInline, RonRaw, SlotToken, coverage};
 
 /// Every path `RonRaw` marks, in the order of the table.
-const PATHS: [&str; 9] = [
+const PATHS: [&str; 12] = [
     "ron_raw.fast",
     "ron_raw.register",
     "ron_raw.handover",
@@ -39,6 +39,9 @@ const PATHS: [&str; 9] = [
     "ron_raw.round_restart",
     "ron_raw.take_free",
     "ron_raw.release_free",
+    "ron_raw.bell",
+    "ron_raw.round_end_take",
+    "ron_raw.join_early",
     "ron_raw.executions",
 ];
 
@@ -241,6 +244,43 @@ fn takeover_by_third_thread() {
             max_executions: Some(CAP_3),
         },
         &["ron_raw.handover", "ron_raw.takeover"],
+    );
+}
+
+/// A registered waiter looks at the lock word only when its doorbell rings
+/// (and right after registering, and once at the end of its round): the
+/// release rings it and it takes its own handover after the ring, or at
+/// the end of the round when the handover came after its spins.
+#[test]
+fn doorbell_wakes_registered_waiter() {
+    run(
+        "doorbell_wakes_registered_waiter",
+        Model {
+            slots: &[0, 1],
+            rounds: &[1, 1],
+            cs_yields: 2,
+            preemptions: 2,
+            max_executions: None,
+        },
+        &["ron_raw.bell", "ron_raw.take_own", "ron_raw.round_end_take"],
+    );
+}
+
+/// The holder hands over and comes back while the word is `HANDED`: it
+/// sees waiters registered and joins them (registers) without spending
+/// its unregistered looks.
+#[test]
+fn arrival_joins_early_on_handover() {
+    run(
+        "arrival_joins_early_on_handover",
+        Model {
+            slots: &[0, 1],
+            rounds: &[2, 1],
+            cs_yields: 2,
+            preemptions: 2,
+            max_executions: None,
+        },
+        &["ron_raw.join_early", "ron_raw.handover"],
     );
 }
 

@@ -3,9 +3,7 @@
 //! when it judges a handover stale (the [`Watch`]). Nothing here decides
 //! who owns the lock; that is the lock word's job ([`word`](super::word)).
 
-use super::word::FREE;
-#[cfg(all(feature = "std", not(loom), not(miri), not(shuttle)))]
-use super::word::{HANDED, TAG};
+use super::word::{FREE, HANDED, TAG};
 #[cfg(any(not(feature = "std"), loom, shuttle))]
 use crate::sync::spin_loop;
 
@@ -100,6 +98,13 @@ impl Watch {
         }
         self.looks = self.looks.saturating_add(1);
         self.looks >= PATIENCE
+    }
+
+    /// Whether the word of the latest look (the last one given to
+    /// [`stale`](Self::stale)) was a handover.
+    #[inline]
+    pub(crate) fn saw_handover(&self) -> bool {
+        self.last & TAG == HANDED
     }
 
     /// [`stale`](Self::stale) for a `HANDED` word looked at at time `now`.

@@ -78,6 +78,35 @@ pub(crate) trait Rooms<const S: usize> {
     fn is_current(&self, room: &Self::Room<'_>) -> bool;
 }
 
+/// Doorbell spins between two questions to `keep_waiting` in a timed wait.
+const ASK_EVERY: u32 = 8;
+
+/// Spins on the doorbell `bell` for up to `n` looks; returns how many
+/// spins it used and whether the doorbell rang. Bounded by `n` whether or
+/// not anyone rings.
+#[inline]
+fn wait_bell(bell: &AtomicU32, n: u32) -> (u32, bool) {
+    // Relaxed: the doorbell only says "look now"; the look's CAS has the
+    // Acquire.
+    #[cfg(all(ron_vm, not(loom), not(shuttle)))]
+    {
+        match bell.spin_while(n, Ordering::Relaxed, |w| w & GRANT == 0) {
+            Some((k, _)) => (k, true),
+            None => (n, false),
+        }
+    }
+    #[cfg(not(all(ron_vm, not(loom), not(shuttle))))]
+    {
+        for k in 0..n {
+            if bell.load(Ordering::Relaxed) & GRANT != 0 {
+                return (k, true);
+            }
+            spin_loop();
+        }
+        (n, false)
+    }
+}
+
 /// The lock word and the handover count, 8 bytes.
 pub(crate) struct Word {
     pub(crate) state: AtomicU32,
@@ -216,7 +245,8 @@ impl Word {
         rooms: &R,
         s: usize,
     ) -> SlotToken {
-        match self.acquire_slow_while(rooms, s, || true) {
+        // `keep_waiting` never says no: no need to ask it within a round.
+        match self.acquire_slow_asking(rooms, s, u32::MAX, || true) {
             Some(t) => t,
             // `keep_waiting` never says no.
             None => unreachable!(),
@@ -238,6 +268,19 @@ impl Word {
         &self,
         rooms: &R,
         s: usize,
+        keep_waiting: impl FnMut() -> bool,
+    ) -> Option<SlotToken> {
+        self.acquire_slow_asking(rooms, s, ASK_EVERY, keep_waiting)
+    }
+
+    /// [`acquire_slow_while`](Self::acquire_slow_while) that asks
+    /// `keep_waiting` at least every `ask_every` doorbell spins while
+    /// registered (and after every failed look).
+    fn acquire_slow_asking<const S: usize, R: Rooms<S>>(
+        &self,
+        rooms: &R,
+        s: usize,
+        ask_every: u32,
         mut keep_waiting: impl FnMut() -> bool,
     ) -> Option<SlotToken> {
         let mut watch = Watch::new();
@@ -256,6 +299,16 @@ impl Word {
                     if !keep_waiting() {
                         crate::coverage::hit!("ron_raw.give_up");
                         return None;
+                    }
+                    // A handover in the word: waiters are registered and
+                    // the lock travels among them, so join them now rather
+                    // than keep looking at the word (each look a miss
+                    // queued behind its writes). Not on a shared CPU, where
+                    // a registered waiter would stall its handover while
+                    // it is off the CPU.
+                    if !shared_cpu && watch.saw_handover() {
+                        crate::coverage::hit!("ron_raw.join_early");
+                        break;
                     }
                     if shared_cpu && pause == PHASE_A_PAUSE_MAX {
                         // The CPU is oversubscribed: a spinning look only
@@ -285,44 +338,63 @@ impl Word {
             }
             match &room {
                 Some(room) => {
-                    // Phase B: registered; spin on the doorbell, look at the
-                    // lock word when it rings or every 8 spins.
+                    // Phase B: registered; spin on the doorbell and look at
+                    // the lock word only when it rings, right after
+                    // registering and at the end of the round (a look per
+                    // few spins by every waiter would queue a miss on the
+                    // word's line behind each of its writes: a TTAS storm).
                     room.register::<true>(s);
-                    for i in 0..spins {
-                        // Relaxed: the doorbell only says "look now"; the
-                        // look's CAS has the Acquire.
-                        let bell = room.word(s).load(Ordering::Relaxed) & GRANT != 0;
-                        if bell || i % 8 == 0 {
+                    // The look right after registering catches a release
+                    // that scanned the bitmap just before we registered
+                    // (it frees the lock instead of ringing us).
+                    let mut look_now = true;
+                    let mut i = 0;
+                    while i < spins {
+                        if look_now {
                             if self.look(s, true, Some(room), &mut watch) {
                                 room.unregister::<true>(s);
                                 return Some(SlotToken::at(s));
                             }
-                            // `keep_waiting` is user code: if it panics,
-                            // leave the slot before unwinding (the room,
-                            // a block's reference, drops on its own).
-                            let leave = OnUnwind::new(|| room.unregister::<true>(s));
-                            let go_on = keep_waiting();
-                            leave.disarm();
-                            if !go_on {
-                                // Leave, and take a handover to our slot
-                                // that raced with leaving (see above).
-                                room.unregister::<true>(s);
-                                if self.look(s, true, Some(room), &mut watch) {
-                                    crate::coverage::hit!("ron_raw.give_up_raced_handover");
-                                    return Some(SlotToken::at(s));
-                                }
-                                crate::coverage::hit!("ron_raw.give_up_registered");
-                                return None;
-                            }
+                            // A doorbell rings just before the handover is
+                            // published: pause before the next look.
+                            spin_loop();
+                            i += 1;
                         }
-                        spin_loop();
+                        // `keep_waiting` is user code: if it panics, leave
+                        // the slot before unwinding (the room, a block's
+                        // reference, drops on its own).
+                        let leave = OnUnwind::new(|| room.unregister::<true>(s));
+                        let go_on = keep_waiting();
+                        leave.disarm();
+                        if !go_on {
+                            // Leave, and take a handover to our slot that
+                            // raced with leaving (see above).
+                            room.unregister::<true>(s);
+                            if self.look(s, true, Some(room), &mut watch) {
+                                crate::coverage::hit!("ron_raw.give_up_raced_handover");
+                                return Some(SlotToken::at(s));
+                            }
+                            crate::coverage::hit!("ron_raw.give_up_registered");
+                            return None;
+                        }
+                        // Bounded: at most the round's remaining spins.
+                        let n = ask_every.min(spins.saturating_sub(i));
+                        let (used, rang) = wait_bell(room.word(s), n);
+                        i += used;
+                        look_now = rang;
+                        if rang {
+                            crate::coverage::hit!("ron_raw.bell");
+                        }
                     }
                     // Leave the slot, so no handover targets us while we
                     // are off the CPU; a handover to our slot that raced
                     // with leaving is taken here (any waiter of the slot
-                    // may take it).
+                    // may take it), and so is a lock freed by a release
+                    // that raced with our registration, or a stale
+                    // handover (this look keeps the watch going).
                     room.unregister::<true>(s);
                     if self.look(s, true, Some(room), &mut watch) {
+                        crate::coverage::hit!("ron_raw.round_end_take");
                         return Some(SlotToken::at(s));
                     }
                 }
