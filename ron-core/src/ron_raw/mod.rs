@@ -29,8 +29,8 @@
 //! | phase | what the waiter does | how long | what ends it |
 //! |---|---|---|---|
 //! | fast path | one CAS `FREE -> LOCKED` | once | success, or on to A |
-//! | A: unregistered spin | TTAS looks at the lock word, backoff doubling up to [`PHASE_A_PAUSE_MAX`] pauses; a yield per look instead once its thread's last yield showed the CPU shared (a spinning look there only slows a running holder or keeps a preempted one off the CPU) | [`PHASE_A_LOOKS`] looks, first round only | taking the lock (free, or a stale handover), else on to B |
-//! | B: registered spin | registers in its slot (a `RonRaw` enters its lock's pooled block, claiming one if the lock has none, and keeps it until it gets the lock), spins on the slot's doorbell, looks at the lock word when it rings or every 8 spins | [`PHASE_B_LOOKS`] spins in the first round, then adapted between [`PHASE_B_MIN`] and [`PHASE_B_MAX`] | taking a handover to its slot (at once), a free lock, or a stale handover; else leaves the slot, looks once more, on to C |
+//! | A: unregistered spin | TTAS looks at the lock word, backoff doubling up to [`PHASE_A_PAUSE_MAX`] pauses; a yield per look instead once its thread's last yield showed the CPU shared (a spinning look there only slows a running holder or keeps a preempted one off the CPU) | [`PHASE_A_LOOKS`] looks, first round only | taking the lock (free, or a stale handover); on to B at once when it sees a handover in the word (unless its CPU looked shared), else after its looks |
+//! | B: registered spin | registers in its slot (a `RonRaw` enters its lock's pooled block, claiming one if the lock has none, and keeps it until it gets the lock), spins on the slot's doorbell and looks at the lock word only once right after registering, whenever the doorbell rings, and once at the end of the round (so each acquisition's two writes of the word do not send every waiter a miss; the look after registering catches a release that scanned just before it registered) | [`PHASE_B_LOOKS`] spins in the first round, then adapted between [`PHASE_B_MIN`] and [`PHASE_B_MAX`] | taking a handover to its slot (at once), a free lock, or a stale handover; else leaves the slot, looks once more, on to C |
 //! | B': unregistered round | when no block is to be had (pool exhausted): TTAS looks every 8 spins | as B | as B |
 //! | C: yield | gives the CPU away; a yield back within [`QUICK_YIELD_NS`] (nobody else runnable) doubles the next B, a slow one quarters it | one `sched_yield` (without `std`: a short backoff) | always: a new round of B |
 //! | give-up (timed) | leaves its slot, takes a handover to its slot that raced with leaving, drops its block reference | when `keep_waiting` (a deadline) says no, asked after every failed look | returns `None` (or the lock, if the last look took it) |
@@ -54,7 +54,10 @@
 //! [`WATCH_HORIZON_NS`] for the wrap). The slot takes 14 bits. Slot words
 //! and bitmap: see [`slots`](crate::slots); here the `GRANT` bit is only a
 //! doorbell (the slot's waiters spin on their own line and look at the lock
-//! word when it rings or every 8 spins).
+//! word when it rings, after registering and at the end of their round).
+//! A stale handover (its grantee preempted) is therefore noticed by
+//! waiters of other slots at the end of their round, at most
+//! [`PHASE_B_MAX`] spins later, or at once by unregistered waiters.
 //!
 //! ## Guarantees
 //! * Mutual exclusion under any schedule and any hint (TAS argument above).
