@@ -118,7 +118,12 @@ impl Model {
 /// Checks `model`, prints its row of the table, and asserts that every
 /// path in `must` was reached.
 fn run(name: &str, model: Model, must: &[&str]) {
-    let counts = model.check();
+    report(name, &model.check(), must);
+}
+
+/// Prints a model's row of path counts and asserts that every path in
+/// `must` was reached.
+fn report(name: &str, counts: &[(&str, u64)], must: &[&str]) {
     let row: Vec<String> = counts
         .iter()
         .map(|(p, n)| format!("{}={n}", p.trim_start_matches("ron_raw.")))
@@ -400,16 +405,7 @@ const POOL_PATHS: [&str; 13] = [
 ];
 
 fn run_pooled(name: &str, model: Pooled, must: &[&str]) {
-    let counts = model.check();
-    let row: Vec<String> = counts
-        .iter()
-        .map(|(p, n)| format!("{}={n}", p.trim_start_matches("ron_raw.")))
-        .collect();
-    eprintln!("loom_ron_raw {name}: {}", row.join(" "));
-    for p in must {
-        let n = counts.iter().find(|(q, _)| q == p).map_or(0, |c| c.1);
-        assert!(n > 0, "{name}: path {p} never reached");
-    }
+    report(name, &model.check(), must);
 }
 
 /// One block, two locks: the block is claimed by lock 0 when its waiter
@@ -605,15 +601,7 @@ fn give_up_model(name: &str, pooled: bool, patience: usize, must: &[&str]) {
         .iter()
         .map(|&p| (p, coverage::count(p)))
         .collect();
-    let row: Vec<String> = counts
-        .iter()
-        .map(|(p, n)| format!("{}={n}", p.trim_start_matches("ron_raw.")))
-        .collect();
-    eprintln!("loom_ron_raw {name}: {}", row.join(" "));
-    for p in must {
-        let n = counts.iter().find(|(q, _)| q == p).map_or(0, |c| c.1);
-        assert!(n > 0, "{name}: path {p} never reached");
-    }
+    report(name, &counts, must);
 }
 
 /// `RonInline`: a registered waiter gives up while the holder hands the
