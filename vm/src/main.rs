@@ -141,7 +141,18 @@ fn real_main() -> Result<(), String> {
                     seed: a.seed,
                     costs: costs.clone(),
                 };
+                #[cfg(ron_coverage)]
+                ron_core::coverage::reset();
                 let s = locks::run_named(lock, slots, a.relax, &vm, &p)?;
+                // Built with `--cfg ron_coverage`: the protocol paths this
+                // point took, per acquisition, on stderr.
+                #[cfg(ron_coverage)]
+                for (name, n) in ron_core::coverage::snapshot() {
+                    eprintln!(
+                        "  {lock} {t} thr nCS {c}: {name} {:.3}/acq",
+                        n as f64 / a.acquisitions as f64
+                    );
+                }
                 let key = RowKey {
                     machine: &vm.name,
                     lock,
