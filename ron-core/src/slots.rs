@@ -78,9 +78,6 @@ pub(crate) struct SlotTable<const S: usize> {
 }
 
 impl<const S: usize> SlotTable<S> {
-    /// Number of 64-bit bitmap words.
-    const WORDS: usize = S.div_ceil(64);
-
     crate::sync::const_fn_unless_loom! {
         pub(crate) fn new() -> Self {
             SlotTable { slots: crate::sync::array_init!(S, Slot::new()) }
@@ -224,17 +221,18 @@ impl<const S: usize> SlotTable<S> {
         }
     }
 
-    /// Zeroes every slot word and bitmap word that is not zero already (a
-    /// pooled block being claimed: no other thread may touch the table).
-    pub(crate) fn clean(&self) {
+    /// Zeroes the first `n` slot words (`n <= S`) and their bitmap words
+    /// where they are not zero already (a pooled block being claimed: no
+    /// other thread may touch the table; slots from `n` on were never used).
+    pub(crate) fn clean_within(&self, n: usize) {
         // Relaxed, all: the claimer owns the table; the Release that
         // publishes it to the next users follows.
-        for s in 0..S {
+        for s in 0..n.min(S) {
             if self.word(s).load(Ordering::Relaxed) != 0 {
                 self.word(s).store(0, Ordering::Relaxed);
             }
         }
-        for k in 0..Self::WORDS {
+        for k in 0..n.min(S).div_ceil(64) {
             if self.bitmap_word(k).load(Ordering::Relaxed) != 0 {
                 self.bitmap_word(k).store(0, Ordering::Relaxed);
             }
@@ -251,12 +249,19 @@ impl<const S: usize> SlotTable<S> {
     /// Whether any bitmap bit is set (bitmap variants only).
     #[inline]
     pub(crate) fn any_marked(&self) -> bool {
+        self.any_marked_within(S)
+    }
+
+    /// [`any_marked`](Self::any_marked) over the first `n` slots only
+    /// (`n <= S`; the others are never used).
+    #[inline]
+    pub(crate) fn any_marked_within(&self, n: usize) -> bool {
         // SeqCst: pairs with the SeqCst registration so that an unlocker
         // that misses a waiter is ordered before that waiter's next look at
         // the lock word (it then sees the lock free).
         // mutants: bitmap invariant (a missed waiter still polls the lock
         // word and sees it free a look later; module docs).
-        (0..Self::WORDS).any(|k| self.bitmap_word(k).load(Ordering::SeqCst) != 0)
+        (0..n.min(S).div_ceil(64)).any(|k| self.bitmap_word(k).load(Ordering::SeqCst) != 0)
     }
 
     /// Grants the first slot with a registered waiter after `from` around the
@@ -270,24 +275,32 @@ impl<const S: usize> SlotTable<S> {
     /// the slots marked in the bitmap: rotate + trailing_zeros per word, so
     /// the successor is found in O(S / 64) word reads.
     pub(crate) fn grant_next_bitmap(&self, from: usize) -> Option<usize> {
-        let start = (from + 1) % S;
+        self.grant_next_bitmap_within(from, S)
+    }
+
+    /// [`grant_next_bitmap`](Self::grant_next_bitmap) on the ring of the
+    /// first `n` slots only (`1 <= n <= S`; the others are never used).
+    pub(crate) fn grant_next_bitmap_within(&self, from: usize, n: usize) -> Option<usize> {
+        let n = n.clamp(1, S);
+        let words = n.div_ceil(64);
+        let start = (from + 1) % n;
         let (k0, b0) = (start / 64, start % 64);
         // Visit word k0 from bit b0, the other words in order, then word k0
         // below bit b0 (the ring wraps inside that word).
-        for step in 0..=Self::WORDS {
-            let k = (k0 + step) % Self::WORDS;
+        for step in 0..=words {
+            let k = (k0 + step) % words;
             // SeqCst: see `any_marked`.
             // mutants: bitmap invariant (fairness only; module docs).
             let mut bits = self.bitmap_word(k).load(Ordering::SeqCst);
             if step == 0 {
                 bits &= u64::MAX << b0;
-            } else if step == Self::WORDS {
+            } else if step == words {
                 bits &= !(u64::MAX << b0);
             }
             while bits != 0 {
                 let t = k * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                if t < S && self.grant(t) {
+                if t < n && self.grant(t) {
                     return Some(t);
                 }
             }
@@ -306,11 +319,18 @@ impl PlaceToken {
     /// unwinds with the lock held.
     #[inline]
     pub(crate) fn release_from_slot<const S: usize>(self, release_from: impl Fn(usize)) {
+        self.release_from_slot_of(S, release_from)
+    }
+
+    /// [`release_from_slot`](Self::release_from_slot) for a lock that uses
+    /// `n` slots, a count known at run time.
+    #[inline]
+    pub(crate) fn release_from_slot_of(self, n: usize, release_from: impl Fn(usize)) {
         let start = match self.index() {
-            Some(s) if s < S => s,
+            Some(s) if s < n => s,
             _ => {
                 let on_unwind = crate::unwind::OnUnwind::new(|| release_from(0));
-                let s = slot_hint::<S>();
+                let s = slot_hint_of(n);
                 on_unwind.disarm();
                 s
             }
@@ -322,10 +342,19 @@ impl PlaceToken {
 /// The caller's slot among `S`, from the CPU hint and the route.
 #[inline]
 pub(crate) fn slot_hint<const S: usize>() -> usize {
+    slot_hint_of(S)
+}
+
+/// The caller's slot among `n`, from the CPU hint and the route.
+#[inline]
+pub(crate) fn slot_hint_of(n: usize) -> usize {
     // Under loom the hint must be deterministic (loom replays schedules);
     // models choose their slots explicitly through `acquire_in`.
     #[cfg(loom)]
-    return 0;
+    return {
+        let _ = n;
+        0
+    };
     #[cfg(not(loom))]
-    crate::route::slot_of(crate::hint::current_cpu(), S)
+    crate::route::slot_of(crate::hint::current_cpu(), n)
 }

@@ -30,7 +30,7 @@ use ron_core::ron_raw::pool::{Block, Pool};
 use ron_core::{RonInline, RonRaw, SlotToken, coverage};
 
 /// Every path `RonRaw` marks, in the order of the table.
-const PATHS: [&str; 12] = [
+const PATHS: [&str; 14] = [
     "ron_raw.fast",
     "ron_raw.register",
     "ron_raw.handover",
@@ -42,6 +42,8 @@ const PATHS: [&str; 12] = [
     "ron_raw.bell",
     "ron_raw.round_end_take",
     "ron_raw.join_early",
+    "ron_raw.bell_claimed",
+    "ron_raw.bell_lost",
     "ron_raw.executions",
 ];
 
@@ -197,7 +199,8 @@ fn round_restart() {
 
 /// Two waiters in one slot and the holder in the same slot: a handover to
 /// the slot goes to whichever of them takes it first; the other keeps
-/// waiting and gets the lock afterwards.
+/// waiting and gets the lock afterwards. When both see the doorbell, one
+/// claims it and looks, the other stays on the doorbell (`bell_lost`).
 #[test]
 fn two_waiters_one_slot() {
     run(
@@ -209,7 +212,12 @@ fn two_waiters_one_slot() {
             preemptions: 1,
             max_executions: Some(CAP_3),
         },
-        &["ron_raw.handover", "ron_raw.take_own"],
+        &[
+            "ron_raw.handover",
+            "ron_raw.take_own",
+            "ron_raw.bell_claimed",
+            "ron_raw.bell_lost",
+        ],
     );
 }
 

@@ -30,6 +30,10 @@ impl<const S: usize> Rooms<S> for SlotTable<S> {
     fn is_current(&self, _: &&SlotTable<S>) -> bool {
         true
     }
+
+    fn crowded(&self) -> bool {
+        self.any_marked()
+    }
 }
 
 impl<const S: usize> RonInline<S> {
@@ -111,7 +115,8 @@ impl<const S: usize> RonInline<S> {
         // The hint is asked before anything changes; if it panics, the
         // release runs from slot 0 (see `RonRaw::release_slow`).
         token.release_from_slot::<S>(|from| {
-            self.word.publish(self.word.next_owner(&self.slots, from));
+            self.word
+                .publish(self.word.next_owner(&self.slots, from, S));
         });
     }
 

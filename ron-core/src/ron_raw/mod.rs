@@ -140,7 +140,7 @@
 //! assert_eq!(*m.lock(), 8000);
 //! ```
 
-use crate::slots::{SlotToken, slot_hint};
+use crate::slots::{SlotToken, slot_hint_of};
 use crate::sync::{AtomicPtr, Ordering};
 
 mod inline;
@@ -150,7 +150,8 @@ mod word;
 
 pub use inline::RonInline;
 pub use pool::{
-    BLOCK_SLOTS, GROW_CHUNK, GROW_CHUNKS, POOL_BLOCKS, POOL_MAX_BLOCKS, Pool, set_pool_limit,
+    BLOCK_SLOTS, GROW_CHUNK, GROW_CHUNKS, POOL_BLOCKS, POOL_MAX_BLOCKS, Pool, active_slots,
+    set_pool_limit,
 };
 pub use wait::{
     PATIENCE, PATIENCE_NS, PHASE_A_LOOKS, PHASE_A_PAUSE_MAX, PHASE_B_LOOKS, PHASE_B_MAX,
@@ -160,9 +161,10 @@ pub use wait::{
 use pool::{Block, BlockRef};
 use word::{FREE, Rooms, Word};
 
-/// Slots of [`RonInline`] when the type does not name them, and of a
-/// [`RonRaw`]'s pooled block.
-pub const DEFAULT_SLOTS: usize = BLOCK_SLOTS;
+/// Slots of [`RonInline`] when the type does not name them (a
+/// [`RonRaw`]'s pooled block has [`BLOCK_SLOTS`], of which it uses
+/// [`active_slots`]).
+pub const DEFAULT_SLOTS: usize = 16;
 
 /// The recommended RON lock; see the [module docs](self). 16 bytes; its 16
 /// slots come from the [`pool`] while it is contended.
@@ -190,6 +192,12 @@ impl<'a> Rooms<BLOCK_SLOTS> for Pooled<'a> {
     fn is_current(&self, room: &BlockRef<'a>) -> bool {
         room.is_current()
     }
+
+    fn crowded(&self) -> bool {
+        // Relaxed: a snapshot that only steers. A block is attached while
+        // a waiter holds it; the pointer shares the lock word's line.
+        !self.home.load(Ordering::Relaxed).is_null()
+    }
 }
 
 impl RonRaw {
@@ -206,7 +214,7 @@ impl RonRaw {
         if self.word.lock_fast() {
             return SlotToken::NONE;
         }
-        self.acquire_slow_in(pool::global(), slot_hint::<BLOCK_SLOTS>())
+        self.acquire_slow_in(pool::global(), slot_hint_of(pool::active_slots()))
     }
 
     /// Acquires the lock waiting in slot `slot % 16` (any value is safe).
@@ -221,7 +229,7 @@ impl RonRaw {
     pub fn acquire_in_pool<'a>(&'a self, pool: &'a Pool<'a>, slot: usize) -> SlotToken {
         match self.try_acquire() {
             Some(t) => t,
-            None => self.acquire_slow_in(pool, slot % BLOCK_SLOTS),
+            None => self.acquire_slow_in(pool, slot % pool::active_slots()),
         }
     }
 
@@ -257,7 +265,7 @@ impl RonRaw {
         if self.word.lock_fast() {
             return Some(SlotToken::NONE);
         }
-        let s = slot_hint::<BLOCK_SLOTS>();
+        let s = slot_hint_of(pool::active_slots());
         let rooms = Pooled {
             home: &self.block,
             pool: pool::global(),
@@ -306,7 +314,7 @@ impl RonRaw {
             pool,
         };
         self.word
-            .acquire_slow_while(&rooms, slot % BLOCK_SLOTS, keep_waiting)
+            .acquire_slow_while(&rooms, slot % pool::active_slots(), keep_waiting)
     }
 
     /// Releases the lock: hands it to the next registered slot along the
@@ -339,14 +347,14 @@ impl RonRaw {
         // The CPU hint (for a fast-path token) is user code: it is asked
         // before anything changes, and if it panics the release runs from
         // slot 0 instead, so an unlock never unwinds with the lock held.
-        token.release_from_slot::<BLOCK_SLOTS>(|from| self.release_from(from));
+        token.release_from_slot_of(pool::active_slots(), |from| self.release_from(from));
     }
 
     /// The release, handing over from slot `from` + 1.
     fn release_from(&self, from: usize) {
         let next = match pool::current(&self.block) {
             Some(room) => {
-                let next = self.word.next_owner(&room, from);
+                let next = self.word.next_owner(&room, from, pool::active_slots());
                 // Drop our reference before publishing: once `next` is
                 // stored the lock may be taken and freed by its new owner.
                 drop(room);

@@ -69,8 +69,49 @@ use crossbeam_utils::CachePadded;
 use crate::slots::SlotTable;
 use crate::sync::{AtomicPtr, AtomicU32, AtomicUsize, Ordering};
 
-/// Slots in a block (the `S` of the pooled `RonRaw`).
+/// Slots in a block (the `S` of the pooled `RonRaw`): 256 with `std`, so
+/// that machines of up to 256 CPUs get one slot per CPU (waiters of one
+/// slot share a doorbell, and every ring sends them all a miss); 16 without
+/// `std` and under the model checkers and Miri. A lock uses only the first
+/// [`active_slots`] of them, and a claim cleans only those: on a small
+/// machine a block costs a few lines, not 32 KiB.
+#[cfg(all(feature = "std", not(loom), not(shuttle), not(miri)))]
+pub const BLOCK_SLOTS: usize = 256;
+/// Slots in a block (the `S` of the pooled `RonRaw`): 16 without `std`
+/// and under the model checkers and Miri (256 with `std`).
+#[cfg(not(all(feature = "std", not(loom), not(shuttle), not(miri))))]
 pub const BLOCK_SLOTS: usize = 16;
+
+/// The slots of a block a `RonRaw` uses: one per CPU of the installed
+/// route (its length rounded up to a power of two), at most
+/// [`BLOCK_SLOTS`]; 16 (or `BLOCK_SLOTS` if fewer) while no route is
+/// installed. It only ever grows (a shorter route installed later keeps
+/// the larger count), so every slot a waiter ever used lies below it, and
+/// cleaning a block's first `active_slots()` slots cleans all its dirt.
+#[inline]
+pub fn active_slots() -> usize {
+    #[cfg(any(loom, shuttle, miri))]
+    {
+        BLOCK_SLOTS
+    }
+    #[cfg(not(any(loom, shuttle, miri)))]
+    {
+        // Plain atomics: a process-wide setting outside any lock's protocol.
+        use core::sync::atomic::{AtomicUsize as A, Ordering as O};
+        static ACTIVE: A = A::new(0);
+        let want = match crate::route::len() {
+            0 => 16.min(BLOCK_SLOTS),
+            n => n.next_power_of_two().min(BLOCK_SLOTS),
+        };
+        // Relaxed: the count only steers which slots waiters use; any
+        // value up to BLOCK_SLOTS is safe, and it only grows.
+        let cur = ACTIVE.load(O::Relaxed);
+        if want <= cur {
+            return cur;
+        }
+        ACTIVE.fetch_max(want, O::Relaxed).max(want)
+    }
+}
 
 /// Static blocks of the process-wide pool (the whole pool without `std`).
 pub const POOL_BLOCKS: usize = 256;
@@ -341,7 +382,7 @@ impl<'a> Pool<'a> {
                 {
                     crate::coverage::hit!("ron_raw.pool_reuse");
                 }
-                b.slots.clean();
+                b.slots.clean_within(active_slots());
                 return Some(b);
             }
         }
@@ -456,7 +497,7 @@ pub(crate) fn anyone_registered(p: *mut Block) -> bool {
     // returned (or claimed by another lock) meanwhile: the answer is then
     // merely stale, and a stale answer costs route order, never exclusion.
     let block = unsafe { &*p };
-    let marked = block.slots.any_marked();
+    let marked = block.slots.any_marked_within(active_slots());
     if !marked {
         crate::coverage::hit!("ron_raw.release_idle_block");
     }

@@ -25,7 +25,7 @@ pub const PHASE_B_LOOKS: u32 = 2;
 /// Shortest registered spin: used while yields show the CPU is oversubscribed.
 pub const PHASE_B_MIN: u32 = 64;
 /// Longest registered spin: reached while yields return at once (a CPU each).
-pub const PHASE_B_MAX: u32 = 4096;
+pub const PHASE_B_MAX: u32 = 16384;
 /// A `sched_yield` that returns faster than this (ns) found nobody else to
 /// run: the waiter has its CPU to itself and may spin longer next round.
 pub const QUICK_YIELD_NS: u64 = 5_000;
@@ -129,17 +129,44 @@ impl Watch {
     }
 }
 
+#[cfg(all(feature = "std", not(loom), not(shuttle)))]
+crate::sync::thread_local! {
+    /// The registered spin budget this thread's last `RonRaw` round ended
+    /// with: its next wait starts there instead of at [`PHASE_B_LOOKS`], so
+    /// a thread that waits long every time (many waiters, one CPU each)
+    /// does not climb from a short round through yields and
+    /// re-registrations on every acquisition.
+    static BUDGET: core::cell::Cell<u32> = const { core::cell::Cell::new(PHASE_B_LOOKS) };
+}
+
+/// The registered spin budget to start a wait with: the one this thread's
+/// last round ended with ([`PHASE_B_LOOKS`] at first, and always without
+/// `std`).
+#[inline]
+pub(crate) fn first_budget() -> u32 {
+    #[cfg(all(feature = "std", not(loom), not(shuttle)))]
+    {
+        BUDGET.with(|b| b.get())
+    }
+    #[cfg(not(all(feature = "std", not(loom), not(shuttle))))]
+    {
+        PHASE_B_LOOKS
+    }
+}
+
 /// Yields the CPU and returns the next round's registered spin budget:
 /// doubled (up to [`PHASE_B_MAX`]) when the yield came back within
 /// [`QUICK_YIELD_NS`] (nobody else was runnable), quartered (down to
 /// [`PHASE_B_MIN`]) when another thread ran meanwhile.
 #[cfg(all(feature = "std", not(loom), not(shuttle)))]
 pub(crate) fn give_cpu_away(spins: u32) -> u32 {
-    if yield_cpu() {
+    let next = if yield_cpu() {
         (spins * 2).min(PHASE_B_MAX)
     } else {
         (spins / 4).max(PHASE_B_MIN)
-    }
+    };
+    BUDGET.with(|b| b.set(next));
+    next
 }
 
 #[cfg(all(feature = "std", not(loom), not(shuttle)))]

@@ -22,10 +22,10 @@
 //! takes 14 bits (`S <= 16384`). The fast path never touches the counter.
 
 use super::wait::{
-    PHASE_A_LOOKS, PHASE_A_PAUSE_MAX, PHASE_B_LOOKS, Watch, cpu_looked_shared, give_cpu_away,
+    PHASE_A_LOOKS, PHASE_A_PAUSE_MAX, Watch, cpu_looked_shared, first_budget, give_cpu_away,
     yield_cpu,
 };
-use crate::slots::{GRANT, SlotTable, SlotToken};
+use crate::slots::{GRANT, SlotTable, SlotToken, count};
 use crate::sync::{AtomicU32, Ordering, spin_loop};
 use crate::unwind::OnUnwind;
 
@@ -76,34 +76,74 @@ pub(crate) trait Rooms<const S: usize> {
     /// Whether `room` is still the lock's (a pooled block may have been
     /// returned meanwhile: its holder then enters anew).
     fn is_current(&self, room: &Self::Room<'_>) -> bool;
+    /// Whether waiters are registered right now (a snapshot that only
+    /// steers): an arrival then joins them at once instead of looking at
+    /// the lock word first.
+    fn crowded(&self) -> bool;
 }
 
 /// Doorbell spins between two questions to `keep_waiting` in a timed wait.
 const ASK_EVERY: u32 = 8;
 
+/// Looks at the lock word a waiter makes after claiming its slot's
+/// doorbell (see [`answer_bell`]): the bell rings just before the handover
+/// is published, so the claimer may see the word still `LOCKED` for a
+/// moment; if the handover went elsewhere meanwhile (a stale takeover, or a
+/// slot-mate's look at the end of its round), it goes back to its doorbell
+/// after these looks.
+#[cfg(not(loom))]
+const CLAIM_LOOKS: u32 = 64;
+/// Looks after claiming a doorbell (see above); one under loom.
+#[cfg(loom)]
+const CLAIM_LOOKS: u32 = 1;
+
 /// Spins on the doorbell `bell` for up to `n` looks; returns how many
-/// spins it used and whether the doorbell rang. Bounded by `n` whether or
-/// not anyone rings.
+/// spins it used and the slot word that rang, if one did. Bounded by `n`
+/// whether or not anyone rings.
 #[inline]
-fn wait_bell(bell: &AtomicU32, n: u32) -> (u32, bool) {
+fn wait_bell(bell: &AtomicU32, n: u32) -> (u32, Option<u32>) {
     // Relaxed: the doorbell only says "look now"; the look's CAS has the
     // Acquire.
     #[cfg(all(ron_vm, not(loom), not(shuttle)))]
     {
         match bell.spin_while(n, Ordering::Relaxed, |w| w & GRANT == 0) {
-            Some((k, _)) => (k, true),
-            None => (n, false),
+            Some((k, w)) => (k, Some(w)),
+            None => (n, None),
         }
     }
     #[cfg(not(all(ron_vm, not(loom), not(shuttle))))]
     {
         for k in 0..n {
-            if bell.load(Ordering::Relaxed) & GRANT != 0 {
-                return (k, true);
+            let w = bell.load(Ordering::Relaxed);
+            if w & GRANT != 0 {
+                return (k, Some(w));
             }
             spin_loop();
         }
-        (n, false)
+        (n, None)
+    }
+}
+
+/// How many looks at the lock word a registered waiter makes now that its
+/// doorbell rang with slot word `w`: alone in its slot, one (the doorbell
+/// stays set until the handover is taken, so it keeps looking a look per
+/// spin); with slot-mates, only the one that clears the doorbell first
+/// looks, [`CLAIM_LOOKS`] times, and the others stay on their doorbell
+/// instead of all reading the lock word and racing for it (each read a
+/// miss queued on the word's line, each lost CAS an invalidation).
+#[inline]
+fn answer_bell(bell: &AtomicU32, w: u32) -> u32 {
+    if count(w) <= 1 {
+        return 1;
+    }
+    // Relaxed: the doorbell only says who looks; the look's CAS has the
+    // Acquire. One RMW: exactly one slot-mate sees the bit it clears.
+    if bell.fetch_and(!GRANT, Ordering::Relaxed) & GRANT != 0 {
+        crate::coverage::hit!("ron_raw.bell_claimed");
+        CLAIM_LOOKS
+    } else {
+        crate::coverage::hit!("ron_raw.bell_lost");
+        0
     }
 }
 
@@ -285,14 +325,29 @@ impl Word {
     ) -> Option<SlotToken> {
         let mut watch = Watch::new();
         let mut first_round = true;
-        let mut spins = PHASE_B_LOOKS;
+        let mut spins = first_budget();
         let mut room: Option<R::Room<'_>> = None;
         loop {
             // Phase A (first round only): unregistered TTAS with backoff.
             if first_round {
                 let mut pause = 1u32;
                 let shared_cpu = cpu_looked_shared();
-                for _ in 0..PHASE_A_LOOKS {
+                // Waiters are registered: the lock travels among them by
+                // handovers, and a look at the word now would only pull
+                // its line from the holder (and its next write would have
+                // to pull it back). Join them at once (not on a shared
+                // CPU: see below).
+                // (Not under loom: one more schedule point per arrival
+                // would spend the models' execution budgets on a load that
+                // only steers; the registration it leads to is the one
+                // after phase A, which the models cover.)
+                let looks = if !cfg!(loom) && !shared_cpu && rooms.crowded() {
+                    crate::coverage::hit!("ron_raw.join_crowded");
+                    0
+                } else {
+                    PHASE_A_LOOKS
+                };
+                for _ in 0..looks {
                     if self.look::<S>(s, false, None, &mut watch) {
                         return Some(SlotToken::at(s));
                     }
@@ -347,10 +402,11 @@ impl Word {
                     // The look right after registering catches a release
                     // that scanned the bitmap just before we registered
                     // (it frees the lock instead of ringing us).
-                    let mut look_now = true;
+                    let mut looks_due = 1;
                     let mut i = 0;
                     while i < spins {
-                        if look_now {
+                        if looks_due > 0 {
+                            looks_due -= 1;
                             if self.look(s, true, Some(room), &mut watch) {
                                 room.unregister::<true>(s);
                                 return Some(SlotToken::at(s));
@@ -377,13 +433,16 @@ impl Word {
                             crate::coverage::hit!("ron_raw.give_up_registered");
                             return None;
                         }
+                        if looks_due > 0 {
+                            continue;
+                        }
                         // Bounded: at most the round's remaining spins.
                         let n = ask_every.min(spins.saturating_sub(i));
                         let (used, rang) = wait_bell(room.word(s), n);
                         i += used;
-                        look_now = rang;
-                        if rang {
+                        if let Some(w) = rang {
                             crate::coverage::hit!("ron_raw.bell");
+                            looks_due = answer_bell(room.word(s), w);
                         }
                     }
                     // Leave the slot, so no handover targets us while we
@@ -437,15 +496,20 @@ impl Word {
     }
 
     /// The word a release through `room` writes: hands the lock to the
-    /// next registered slot along the route after slot `from` (ringing
-    /// its doorbell), or `FREE`. The caller stores it with
+    /// next registered slot along the route after slot `from`, on the ring
+    /// of its first `active` slots (ringing its doorbell), or `FREE`. The caller stores it with
     /// [`publish`](Self::publish) once it no longer touches the room.
     #[inline]
-    pub(crate) fn next_owner<const S: usize>(&self, room: &SlotTable<S>, from: usize) -> u32 {
+    pub(crate) fn next_owner<const S: usize>(
+        &self,
+        room: &SlotTable<S>,
+        from: usize,
+        active: usize,
+    ) -> u32 {
         // Ring the doorbell first (it checks that the slot has a waiter),
         // then publish the handover: a waiter woken early just sees LOCKED
         // for a moment and looks again.
-        match room.grant_next_bitmap(from) {
+        match room.grant_next_bitmap_within(from, active) {
             Some(t) => {
                 crate::coverage::hit!("ron_raw.handover");
                 // Relaxed, both: the counter is written only by owners, and
