@@ -149,6 +149,58 @@ impl<const S: usize> SlotTable<S> {
         }
     }
 
+    /// [`register`](Self::register) for `RonRaw`, whose doorbell (`GRANT`)
+    /// a waiter that took its handover alone leaves set (see
+    /// [`unregister_keep_bit`](Self::unregister_keep_bit)): when the slot
+    /// has no waiter, a set `GRANT` rings for nobody, so the registration
+    /// clears it in the same read-modify-write (a first try from the value
+    /// such a slot holds, `GRANT` alone). Returns the slot-mates found.
+    #[inline]
+    pub(crate) fn register_clearing_bell(&self, s: usize) -> u32 {
+        let w = self.word(s);
+        let mut cur = GRANT; // a guess, checked by the CAS
+        loop {
+            let new = if count(cur) == 0 {
+                (cur & !GRANT) + ONE
+            } else {
+                cur + ONE
+            };
+            // SeqCst: as `register` (bitmap invariant).
+            // mutants: bitmap invariant (fairness only; module docs).
+            match w.compare_exchange_weak(cur, new, Ordering::SeqCst, Ordering::Relaxed) {
+                Ok(_) => break,
+                Err(now) => cur = now,
+            }
+        }
+        self.set_bit(s);
+        count(cur)
+    }
+
+    /// [`unregister`](Self::unregister) that leaves the slot's bitmap bit
+    /// set even when the count drops to zero: a stale-set bit, which the
+    /// bitmap invariant allows, cleared by the next scan that finds the
+    /// slot empty (`grant_next_bitmap_within::<true>`). For a waiter that
+    /// took the lock and will likely register again soon, this saves two
+    /// read-modify-writes of the bitmap line that every registration and
+    /// every release reads.
+    ///
+    /// For `RonRaw`'s waiter that just took its slot's handover: the
+    /// doorbell is left set when the slot is left empty (the next
+    /// registration clears it, [`register_clearing_bell`](Self::register_clearing_bell),
+    /// off the lock's critical path) and cleared when slot-mates still wait
+    /// (a bell left ringing would have them look at the lock word on every
+    /// spin). No other handover can be in flight: the caller owns the lock.
+    #[inline]
+    pub(crate) fn unregister_keep_bit(&self, s: usize) {
+        // SeqCst: bitmap invariant (module docs).
+        // mutants: bitmap invariant (fairness only; module docs).
+        let old = self.word(s).fetch_sub(ONE, Ordering::SeqCst);
+        if count(old) > 1 && old & GRANT != 0 {
+            // Relaxed: the doorbell carries no data.
+            self.word(s).fetch_and(!GRANT, Ordering::Relaxed);
+        }
+    }
+
     /// Takes the grant of slot `s` and drops the caller's count in one step:
     /// `(c, GRANT) -> (c - 1, 0)`. Returns whether the caller got it.
     #[inline]
@@ -203,8 +255,16 @@ impl<const S: usize> SlotTable<S> {
     /// whether it did (or the grant was already set with waiters present).
     #[inline]
     pub(crate) fn grant(&self, s: usize) -> bool {
+        self.grant_from(s, None)
+    }
+
+    /// [`grant`](Self::grant) whose CAS starts from `guess` (the slot
+    /// word's expected value) instead of a load of the word.
+    #[inline]
+    fn grant_from(&self, s: usize, guess: Option<u32>) -> bool {
         let w = self.word(s);
-        let mut cur = w.load(Ordering::Relaxed); // a guess, checked by the CAS
+        // A guess, checked by the CAS.
+        let mut cur = guess.unwrap_or_else(|| w.load(Ordering::Relaxed));
         loop {
             if count(cur) == 0 {
                 return false;
@@ -275,12 +335,22 @@ impl<const S: usize> SlotTable<S> {
     /// the slots marked in the bitmap: rotate + trailing_zeros per word, so
     /// the successor is found in O(S / 64) word reads.
     pub(crate) fn grant_next_bitmap(&self, from: usize) -> Option<usize> {
-        self.grant_next_bitmap_within(from, S)
+        self.grant_next_bitmap_within::<false>(from, S)
     }
 
     /// [`grant_next_bitmap`](Self::grant_next_bitmap) on the ring of the
     /// first `n` slots only (`1 <= n <= S`; the others are never used).
-    pub(crate) fn grant_next_bitmap_within(&self, from: usize, n: usize) -> Option<usize> {
+    ///
+    /// `LAZY` (`RonRaw`, whose waiters leave their bit set when they take
+    /// the lock, see [`unregister_keep_bit`](Self::unregister_keep_bit)):
+    /// the grant's CAS first guesses a slot with one waiter and no grant
+    /// (one read-modify-write instead of a load and a CAS when it is
+    /// right), and a marked slot found empty has its bit cleared here.
+    pub(crate) fn grant_next_bitmap_within<const LAZY: bool>(
+        &self,
+        from: usize,
+        n: usize,
+    ) -> Option<usize> {
         let n = n.clamp(1, S);
         let words = n.div_ceil(64);
         let start = (from + 1) % n;
@@ -300,8 +370,15 @@ impl<const S: usize> SlotTable<S> {
             while bits != 0 {
                 let t = k * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                if t < n && self.grant(t) {
+                if t >= n {
+                    continue;
+                }
+                if self.grant_from(t, if LAZY { Some(ONE) } else { None }) {
                     return Some(t);
+                }
+                if LAZY {
+                    crate::coverage::hit!("slots.stale_bit_cleared");
+                    self.clear_bit_if_empty(t);
                 }
             }
         }

@@ -232,6 +232,22 @@ impl Word {
         room: Option<&SlotTable<S>>,
         watch: &mut Watch,
     ) -> bool {
+        self.look_clearing::<S>(s, registered, room, watch, true)
+    }
+
+    /// [`look`](Self::look); with `clear_own_bell` false, a handover taken
+    /// by a waiter of its slot leaves the slot's doorbell to the caller
+    /// (a registered waiter that leaves with
+    /// [`unregister_keep_bit`](SlotTable::unregister_keep_bit)).
+    #[inline]
+    fn look_clearing<const S: usize>(
+        &self,
+        s: usize,
+        registered: bool,
+        room: Option<&SlotTable<S>>,
+        watch: &mut Watch,
+        clear_own_bell: bool,
+    ) -> bool {
         // Relaxed: only decides whether to try the CAS, which has the Acquire.
         let word = self.state.load(Ordering::Relaxed);
         let stale = watch.stale(word);
@@ -258,6 +274,9 @@ impl Word {
         if word & TAG == HANDED {
             if own {
                 crate::coverage::hit!("ron_raw.take_own");
+                if !clear_own_bell {
+                    return true;
+                }
             } else {
                 crate::coverage::hit!("ron_raw.takeover");
             }
@@ -398,7 +417,7 @@ impl Word {
                     // registering and at the end of the round (a look per
                     // few spins by every waiter would queue a miss on the
                     // word's line behind each of its writes: a TTAS storm).
-                    room.register::<true>(s);
+                    room.register_clearing_bell(s);
                     // The look right after registering catches a release
                     // that scanned the bitmap just before we registered
                     // (it frees the lock instead of ringing us).
@@ -407,8 +426,11 @@ impl Word {
                     while i < spins {
                         if looks_due > 0 {
                             looks_due -= 1;
-                            if self.look(s, true, Some(room), &mut watch) {
-                                room.unregister::<true>(s);
+                            if self.look_clearing(s, true, Some(room), &mut watch, false) {
+                                // Keep the slot's bit: this thread will
+                                // likely register again soon, and the next
+                                // release that finds the slot empty clears it.
+                                room.unregister_keep_bit(s);
                                 return Some(SlotToken::at(s));
                             }
                             // A doorbell rings just before the handover is
@@ -509,7 +531,7 @@ impl Word {
         // Ring the doorbell first (it checks that the slot has a waiter),
         // then publish the handover: a waiter woken early just sees LOCKED
         // for a moment and looks again.
-        match room.grant_next_bitmap_within(from, active) {
+        match room.grant_next_bitmap_within::<true>(from, active) {
             Some(t) => {
                 crate::coverage::hit!("ron_raw.handover");
                 // Relaxed, both: the counter is written only by owners, and
