@@ -54,14 +54,23 @@ pub(crate) const ONE: u32 = 2;
 #[repr(C, align(128))]
 pub(crate) struct Slot {
     word: AtomicU32,
-    _pad: [u8; 60],
+    /// `RonRaw` only: the number of the handover a release is about to
+    /// publish to this slot, written just before it rings (beside the
+    /// doorbell, so the woken waiter reads it with the ring's line).
+    note: AtomicU32,
+    _pad: [u8; 56],
     bits: AtomicU64,
 }
 
 impl Slot {
     crate::sync::const_fn_unless_loom! {
         fn new() -> Slot {
-            Slot { word: AtomicU32::new(0), _pad: [0; 60], bits: AtomicU64::new(0) }
+            Slot {
+                word: AtomicU32::new(0),
+                note: AtomicU32::new(0),
+                _pad: [0; 56],
+                bits: AtomicU64::new(0),
+            }
         }
     }
 }
@@ -335,7 +344,13 @@ impl<const S: usize> SlotTable<S> {
     /// the slots marked in the bitmap: rotate + trailing_zeros per word, so
     /// the successor is found in O(S / 64) word reads.
     pub(crate) fn grant_next_bitmap(&self, from: usize) -> Option<usize> {
-        self.grant_next_bitmap_within::<false>(from, S)
+        self.grant_next_bitmap_within::<false>(from, S, 0)
+    }
+
+    /// The note of slot `s` (`RonRaw`: see [`Slot::note`]).
+    #[inline]
+    pub(crate) fn note(&self, s: usize) -> &AtomicU32 {
+        &self.slots[s].note
     }
 
     /// [`grant_next_bitmap`](Self::grant_next_bitmap) on the ring of the
@@ -345,11 +360,13 @@ impl<const S: usize> SlotTable<S> {
     /// the lock, see [`unregister_keep_bit`](Self::unregister_keep_bit)):
     /// the grant's CAS first guesses a slot with one waiter and no grant
     /// (one read-modify-write instead of a load and a CAS when it is
-    /// right), and a marked slot found empty has its bit cleared here.
+    /// right), a marked slot found empty has its bit cleared here, and
+    /// `note` is written to the slot's note before its doorbell rings.
     pub(crate) fn grant_next_bitmap_within<const LAZY: bool>(
         &self,
         from: usize,
         n: usize,
+        note: u32,
     ) -> Option<usize> {
         let n = n.clamp(1, S);
         let words = n.div_ceil(64);
@@ -372,6 +389,11 @@ impl<const S: usize> SlotTable<S> {
                 bits &= bits - 1;
                 if t >= n {
                     continue;
+                }
+                if LAZY {
+                    // Relaxed: the note only lets the woken waiter guess
+                    // the lock word; its CAS checks the guess.
+                    self.slots[t].note.store(note, Ordering::Relaxed);
                 }
                 if self.grant_from(t, if LAZY { Some(ONE) } else { None }) {
                     return Some(t);

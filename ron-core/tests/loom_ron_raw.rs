@@ -30,7 +30,7 @@ use ron_core::ron_raw::pool::{Block, Pool};
 use ron_core::{RonInline, RonRaw, SlotToken, coverage};
 
 /// Every path `RonRaw` marks, in the order of the table.
-const PATHS: [&str; 14] = [
+const PATHS: [&str; 15] = [
     "ron_raw.fast",
     "ron_raw.register",
     "ron_raw.handover",
@@ -44,6 +44,7 @@ const PATHS: [&str; 14] = [
     "ron_raw.join_early",
     "ron_raw.bell_claimed",
     "ron_raw.bell_lost",
+    "ron_raw.take_noted",
     "ron_raw.executions",
 ];
 
@@ -139,7 +140,8 @@ fn report(name: &str, counts: &[(&str, u64)], must: &[&str]) {
 
 /// A holder yields inside its critical section while a waiter of another
 /// slot arrives: the waiter registers, the release hands over to its slot
-/// and the waiter takes its own handover.
+/// and the waiter takes its own handover (also straight from the number
+/// the release noted beside the doorbell: `take_noted`).
 #[test]
 fn handover_to_registered_waiter() {
     run(
@@ -156,6 +158,7 @@ fn handover_to_registered_waiter() {
             "ron_raw.register",
             "ron_raw.handover",
             "ron_raw.take_own",
+            "ron_raw.take_noted",
             "ron_raw.release_free",
         ],
     );

@@ -295,6 +295,31 @@ impl Word {
         true
     }
 
+    /// A waiter of slot `s` whose doorbell just rang takes the handover
+    /// the releaser noted beside the doorbell, with one CAS from the word
+    /// it is about to publish (no load of the lock word first). Fails,
+    /// changing nothing, if the word is not that handover (not published
+    /// yet, or taken meanwhile); the caller then looks as usual.
+    #[inline]
+    fn take_noted<const S: usize>(&self, room: &SlotTable<S>, s: usize) -> bool {
+        // Relaxed: a guess; the CAS checks it.
+        let expect = handed(s, room.note(s).load(Ordering::Relaxed));
+        // Acquire: pairs with the Release of `publish`, as in `look`.
+        // mutants: also ordered by the slot word: the caller's
+        // `unregister_keep_bit` (a SeqCst RMW) reads from the release's
+        // grant (a Release RMW, after its critical section), so weakening
+        // this one alone breaks no test (loom: all 15 models pass).
+        let ok = self
+            .state
+            .compare_exchange(expect, LOCKED, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok();
+        if ok {
+            crate::coverage::hit!("ron_raw.take_own");
+            crate::coverage::hit!("ron_raw.take_noted");
+        }
+        ok
+    }
+
     /// The contended acquisition: phase A unregistered, then rounds of
     /// phase B registered in a room from `rooms` (or unregistered when
     /// there is none), each followed by a yield.
@@ -465,6 +490,10 @@ impl Word {
                         if let Some(w) = rang {
                             crate::coverage::hit!("ron_raw.bell");
                             looks_due = answer_bell(room.word(s), w);
+                            if looks_due > 0 && self.take_noted(room, s) {
+                                room.unregister_keep_bit(s);
+                                return Some(SlotToken::at(s));
+                            }
                         }
                     }
                     // Leave the slot, so no handover targets us while we
@@ -531,13 +560,13 @@ impl Word {
         // Ring the doorbell first (it checks that the slot has a waiter),
         // then publish the handover: a waiter woken early just sees LOCKED
         // for a moment and looks again.
-        match room.grant_next_bitmap_within::<true>(from, active) {
+        // Relaxed, both: the counter is written only by owners, and the
+        // lock's own Acquire/Release chain orders consecutive owners; a
+        // torn view could only cost route order anyway.
+        let n = self.handovers.load(Ordering::Relaxed).wrapping_add(1);
+        match room.grant_next_bitmap_within::<true>(from, active, n) {
             Some(t) => {
                 crate::coverage::hit!("ron_raw.handover");
-                // Relaxed, both: the counter is written only by owners, and
-                // the lock's own Acquire/Release chain orders consecutive
-                // owners; a torn view could only cost route order anyway.
-                let n = self.handovers.load(Ordering::Relaxed).wrapping_add(1);
                 self.handovers.store(n, Ordering::Relaxed);
                 handed(t, n)
             }
