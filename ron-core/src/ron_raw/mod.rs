@@ -141,7 +141,7 @@
 //! ```
 
 use crate::slots::{SlotToken, slot_hint};
-use crate::sync::{AtomicPtr, Ordering};
+use crate::sync::{AtomicU32, Ordering};
 
 mod inline;
 pub mod pool;
@@ -157,23 +157,26 @@ pub use wait::{
     PHASE_B_MIN, QUICK_YIELD_NS, WATCH_HORIZON_NS,
 };
 
-use pool::{Block, BlockRef};
+use pool::BlockRef;
 use word::{FREE, Rooms, Word};
 
 /// Slots of [`RonInline`] when the type does not name them, and of a
 /// [`RonRaw`]'s pooled block.
 pub const DEFAULT_SLOTS: usize = BLOCK_SLOTS;
 
-/// The recommended RON lock; see the [module docs](self). 16 bytes; its 16
-/// slots come from the [`pool`] while it is contended.
+/// The recommended RON lock; see the [module docs](self). 8 bytes (the
+/// lock word and a block index, 8-aligned so that both share a line); its
+/// 16 slots come from the [`pool`] while it is contended.
+#[repr(C, align(8))]
 pub struct RonRaw {
     word: Word,
-    block: AtomicPtr<Block>,
+    /// The index of the lock's block in its pool (0: none).
+    block: AtomicU32,
 }
 
 /// A `RonRaw`'s rooms: its block, claimed from `pool` when it has none.
 struct Pooled<'a> {
-    home: &'a AtomicPtr<Block>,
+    home: &'a AtomicU32,
     pool: &'a Pool<'a>,
 }
 
@@ -196,7 +199,7 @@ impl RonRaw {
     crate::sync::const_fn_unless_loom! {
         /// A new, unlocked lock (holding no block).
         pub fn new() -> Self {
-            RonRaw { word: Word::new(), block: AtomicPtr::new(core::ptr::null_mut()) }
+            RonRaw { word: Word::new(), block: AtomicU32::new(0) }
         }
     }
 
@@ -219,7 +222,7 @@ impl RonRaw {
     /// and the pool must outlive it.
     #[doc(hidden)]
     pub fn acquire_in_pool<'a>(&'a self, pool: &'a Pool<'a>, slot: usize) -> SlotToken {
-        match self.try_acquire() {
+        match self.try_acquire_in_pool(pool) {
             Some(t) => t,
             None => self.acquire_slow_in(pool, slot % BLOCK_SLOTS),
         }
@@ -238,15 +241,23 @@ impl RonRaw {
     /// gave up); never registers in a slot.
     #[inline]
     pub fn try_acquire(&self) -> Option<SlotToken> {
+        self.try_acquire_in_pool(pool::global())
+    }
+
+    /// [`try_acquire`](Self::try_acquire) for a lock whose blocks come from
+    /// `pool` (as for [`acquire_in_pool`](Self::acquire_in_pool)).
+    #[doc(hidden)]
+    #[inline]
+    pub fn try_acquire_in_pool(&self, pool: &Pool<'_>) -> Option<SlotToken> {
         self.word
-            .try_lock(|t| self.slot_empty(t))
+            .try_lock(|t| self.slot_empty(pool, t))
             .then_some(SlotToken::NONE)
     }
 
     /// Whether slot `t` of the lock's block has no waiter (a snapshot).
-    fn slot_empty(&self, t: usize) -> bool {
+    fn slot_empty(&self, pool: &Pool<'_>, t: usize) -> bool {
         // Relaxed: a snapshot; whoever acts on it decides with a CAS.
-        pool::slot_empty(self.block.load(Ordering::Relaxed), t)
+        pool::slot_empty(pool, self.block.load(Ordering::Relaxed), t)
     }
 
     /// Tries to take the lock until `deadline`, waiting in the caller's
@@ -298,7 +309,7 @@ impl RonRaw {
         slot: usize,
         keep_waiting: impl FnMut() -> bool,
     ) -> Option<SlotToken> {
-        if let Some(t) = self.try_acquire() {
+        if let Some(t) = self.try_acquire_in_pool(pool) {
             return Some(t);
         }
         let rooms = Pooled {
@@ -316,6 +327,18 @@ impl RonRaw {
     /// The caller holds the lock, acquired with `token`'s acquisition.
     #[inline]
     pub unsafe fn release(&self, token: SlotToken) {
+        // SAFETY: same contract; the lock's blocks come from the global pool.
+        unsafe { self.release_in_pool(pool::global(), token) }
+    }
+
+    /// [`release`](Self::release) for a lock whose blocks come from `pool`
+    /// (as for [`acquire_in_pool`](Self::acquire_in_pool)).
+    ///
+    /// # Safety
+    /// As for [`release`](Self::release).
+    #[doc(hidden)]
+    #[inline]
+    pub unsafe fn release_in_pool(&self, pool: &Pool<'_>, token: SlotToken) {
         // SeqCst: ordered with the waiters' publication of a block and
         // their SeqCst registration, so a release that sees no block is
         // ordered before their next look at the lock word (they then see
@@ -327,26 +350,28 @@ impl RonRaw {
         // waiter's publication and registration; a release that misses
         // them frees the lock, which the waiter (polling the lock word)
         // takes at its next look; loom does not explore store buffering.
-        if !pool::anyone_registered(self.block.load(Ordering::SeqCst)) {
+        if !pool::anyone_registered(pool, self.block.load(Ordering::SeqCst)) {
             self.word.release_free();
             return;
         }
-        self.release_slow(token);
+        self.release_slow(pool, token);
     }
 
     #[cold]
-    fn release_slow(&self, token: SlotToken) {
+    fn release_slow(&self, pool: &Pool<'_>, token: SlotToken) {
         // The CPU hint (for a fast-path token) is user code: it is asked
         // before anything changes, and if it panics the release runs from
         // slot 0 instead, so an unlock never unwinds with the lock held.
-        token.release_from_slot::<BLOCK_SLOTS>(|from| self.release_from(from));
+        token.release_from_slot::<BLOCK_SLOTS>(|from| self.release_from(pool, from));
     }
 
     /// The release, handing over from slot `from` + 1.
-    fn release_from(&self, from: usize) {
-        let next = match pool::current(&self.block) {
+    fn release_from(&self, pool: &Pool<'_>, from: usize) {
+        let next = match pool::current(&self.block, pool) {
             Some(room) => {
-                let next = self.word.next_owner(&room, from);
+                // The handover count lives in the block: a handover needs
+                // one, and we hold a reference to it.
+                let next = self.word.next_owner(&room, from, room.handovers());
                 // Drop our reference before publishing: once `next` is
                 // stored the lock may be taken and freed by its new owner.
                 drop(room);
@@ -372,13 +397,13 @@ impl RonRaw {
     /// Whether the lock is held or handed over (a momentary snapshot).
     #[inline]
     pub fn is_held(&self) -> bool {
-        self.word.is_held(|t| self.slot_empty(t))
+        self.word.is_held(|t| self.slot_empty(pool::global(), t))
     }
 
     /// Whether the lock holds a block of the pool now (a snapshot, for tests).
     #[doc(hidden)]
     pub fn has_block(&self) -> bool {
-        !self.block.load(Ordering::Relaxed).is_null() // a snapshot by contract
+        self.block.load(Ordering::Relaxed) != 0 // a snapshot by contract
     }
 }
 
