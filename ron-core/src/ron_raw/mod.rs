@@ -47,12 +47,27 @@
 //! | `HANDED(s, seq)` | released to slot `s`, owned by nobody | a waiter of `s` (at once) or any waiter that watched this exact value for `PATIENCE_NS` (`PATIENCE` looks): CAS -> `LOCKED` |
 //!
 //! `seq` is the low 16 bits of the lock's handover count, which only the
-//! owner writes (beside the word, ordered by the lock itself) and which
-//! survives `FREE` periods: `HANDED(s, n)` recurs only after 65,536
-//! further handovers, never merely because the lock went idle, so a waiter
-//! can judge a handover's age by how long it has watched one value (see
-//! [`WATCH_HORIZON_NS`] for the wrap). The slot takes 14 bits. Slot words
-//! and bitmap: see [`slots`](crate::slots); here the `GRANT` bit is only a
+//! owner writes (ordered by the lock itself: `RonInline` keeps it beside
+//! the word, `RonRaw` in its pooled block, on the line of the block's
+//! reference count) and which survives `FREE` periods: `HANDED(s, n)`
+//! recurs only after 65,536 further handovers, never merely because the
+//! lock went idle, so a waiter can judge a handover's age by how long it
+//! has watched one value (see [`WATCH_HORIZON_NS`] for the wrap).
+//! For `RonRaw` that holds while the lock keeps its block: a handover
+//! happens only while the lock has a block and its releaser holds a
+//! reference, and the block stays attached as long as a waiter holds one
+//! (a registered waiter keeps its reference across its rounds). Once every
+//! waiter is gone the block goes back to the pool, and the next contention
+//! claims a block whose count continues from another history, so a later
+//! handover may repeat a `HANDED` value that a waiter watched before the
+//! block changed (one in phase A or B', which holds no reference, or one
+//! left in a block detached under it), if it saw no other value between
+//! its looks: that waiter may then take the new handover over before
+//! [`PATIENCE_NS`] (the new count must match the old in its low 16 bits
+//! and the slot too). An early takeover only costs route order (the
+//! grantee finds the lock taken and waits on), never exclusion: every
+//! `X -> LOCKED` is still one CAS with one winner. The slot takes 14 bits.
+//! Slot words and bitmap: see [`slots`](crate::slots); here the `GRANT` bit is only a
 //! doorbell (the slot's waiters spin on their own line and look at the lock
 //! word when it rings, after registering and at the end of their round).
 //! A stale handover (its grantee preempted) is therefore noticed by
@@ -76,16 +91,23 @@
 //!   spinlock); waiters yield after each round, so the holder gets its CPU
 //!   back quickly.
 //!
-//! ## Layout: 16 bytes, slots from a pool
-//! `RonRaw` is the lock word (with its handover count, 8 bytes) and a
-//! pointer to a slot block, 16 bytes on 64-bit targets, not cache-padded
-//! (pad it yourself if neighbours would share its line). The 16
+//! ## Layout: 8 bytes, slots from a pool
+//! `RonRaw` is the lock word (4 bytes) and the 32-bit index of its slot
+//! block in the pool (0: none), 8 bytes aligned to 8, so both always share
+//! a cache line; a `lock_api::Mutex<RonRaw, u64>` takes 16 bytes, as
+//! parking_lot's `Mutex<u64>` does. Not cache-padded (pad it yourself if
+//! neighbours would share its line). An index instead of a pointer halves
+//! the lock: mapping it to the block takes the pool (the process-wide one;
+//! the `*_in_pool` entry points take a model's own), a slice index for the
+//! static blocks and one more load for a grown chunk's, paid only while the
+//! lock has a block. The handover count moved into the block, beside its
+//! reference count (see "Lock word" above for what that changes). The 16
 //! route-ordered slots live in a process-wide [`pool`] of blocks; a lock
 //! claims one only when a waiter wants to register and returns it as soon
 //! as no waiter holds it (a waiter keeps it from its first registration
 //! until it gets the lock), so memory follows the number of
 //! locks contended *at that moment*, not the number of locks: a lock per
-//! object costs 16 bytes each. This is the shape of parking_lot's global
+//! object costs 8 bytes each. This is the shape of parking_lot's global
 //! table of wait queues and of [`ShRon`](crate::ShRon)'s process-wide
 //! table, chosen over them because a per-lock block keeps what made the
 //! inline lock fast under contention: the waiters of one lock spin on that
@@ -98,14 +120,16 @@
 //! Sixteen slots are sixteen arcs of the route: on a 16-CPU machine one
 //! CPU per slot, on a 128-CPU machine 8 neighbouring CPUs per slot (a CCX,
 //! roughly). Uncontended lock + unlock: one CAS, one load of the block
-//! pointer (the same line, unless the 8-aligned lock straddles two), one
-//! release store; while the lock keeps a block (a waiter holds it across
-//! its rounds), one more load, of the block's bitmap: a release that finds
-//! nobody registered frees the lock without touching the pool.
+//! index (the same 8 bytes, so the same line), one release store; while
+//! the lock keeps a block (a waiter holds it across its rounds), one more
+//! load, of the block's bitmap (and, for a block of a grown chunk, of the
+//! chunk's pointer): a release that finds nobody registered frees the lock
+//! without touching the block's count.
 //!
 //! ## The pool
 //! | | without `std` | with `std` |
 //! |---|---|---|
+//! | per lock | 8 bytes (the lock word and a block index) | the same |
 //! | blocks | [`POOL_BLOCKS`] (256) static | 256 static, then chunks of [`GROW_CHUNK`] (256) allocated as the static ones are all in use, up to [`GROW_CHUNKS`] (15) chunks: [`POOL_MAX_BLOCKS`] = 4096 |
 //! | memory | 2176 bytes a block: 557 KiB of zero-initialised static memory, touched only as blocks get used | the same, plus 557 KiB per chunk allocated (at most 8.5 MiB in all); chunks are never freed (blocks are type-stable) |
 //! | in use | one block per lock with a registered waiter *at that moment* (a waiter keeps it from its first registration until it gets the lock) | the same |
@@ -471,4 +495,107 @@ unsafe impl lock_api::RawMutexFair for RonRaw {
 #[cfg(feature = "std")]
 crate::timed::impl_raw_mutex_timed! {
     impl [] for RonRaw
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::pool::{Block, BlockRef, Pool};
+    use super::wait::Watch;
+    use super::word::{HANDED, SEQ_SHIFT, TAG, handed_slot};
+    use super::*;
+
+    /// Locks `l` on the fast path, registers a waiter in `slot` of `room`
+    /// (the lock's block, held as a waiter holds it across its rounds) and
+    /// releases: the release hands over. Returns the word it wrote.
+    fn hand_over(l: &RonRaw, pool: &Pool<'_>, room: &BlockRef<'_>, slot: usize) -> u32 {
+        let t = l.acquire_in_pool(pool, 0);
+        room.register::<true>(slot);
+        // SAFETY: we hold the lock.
+        unsafe { l.release_in_pool(pool, t) };
+        let word = l.word.state.load(Ordering::Relaxed);
+        assert_eq!(word & TAG, HANDED);
+        assert_eq!(handed_slot(word), slot);
+        assert!(l.word.look(slot, true, Some(room), &mut Watch::new()));
+        room.unregister::<true>(slot);
+        // SAFETY: we hold the lock (taken by `look`).
+        unsafe { l.release_in_pool(pool, SlotToken::at(slot)) };
+        assert_eq!(l.word.state.load(Ordering::Relaxed), FREE);
+        word
+    }
+
+    #[test]
+    fn seq_lives_in_the_block_and_survives_free_periods_while_it_stays() {
+        let blocks = [Block::new(), Block::new(), Block::new()];
+        let pool = Pool::new_in(&blocks);
+        let l = RonRaw::new();
+        let room = pool::enter(&l.block, &pool, 0).expect("a free block");
+        let first = hand_over(&l, &pool, &room, 5);
+        // An idle period: lock and unlock on the fast path, the block kept.
+        for _ in 0..3 {
+            let t = l.acquire_in_pool(&pool, 0);
+            // SAFETY: we hold the lock.
+            unsafe { l.release_in_pool(&pool, t) };
+        }
+        let second = hand_over(&l, &pool, &room, 5);
+        assert_eq!(second >> SEQ_SHIFT, (first >> SEQ_SHIFT) + 1);
+        assert_eq!(room.handovers().load(Ordering::Relaxed), 2);
+        // The last reference returns the block; the lock names none again.
+        drop(room);
+        assert!(!l.has_block());
+        assert_eq!(pool.in_use(), 0);
+    }
+
+    #[test]
+    fn the_index_names_the_block_of_the_pool() {
+        let blocks = [Block::new(), Block::new(), Block::new()];
+        let pool = Pool::new_in(&blocks);
+        let locks = [RonRaw::new(), RonRaw::new(), RonRaw::new()];
+        let rooms: Vec<_> = locks
+            .iter()
+            .map(|l| pool::enter(&l.block, &pool, l as *const _ as usize).unwrap())
+            .collect();
+        let mut seen = [false; 3];
+        for (l, room) in locks.iter().zip(&rooms) {
+            let i = l.block.load(Ordering::Relaxed);
+            assert!((1..=3).contains(&i), "index {i}");
+            let b = pool.block(i).unwrap();
+            let at = blocks.iter().position(|x| core::ptr::eq(x, b)).unwrap();
+            assert_eq!(at + 1, i as usize);
+            assert!(
+                !core::mem::replace(&mut seen[at], true),
+                "a block named twice"
+            );
+            let again = pool::current(&l.block, &pool).unwrap();
+            assert!(core::ptr::eq(&**room, &*again));
+        }
+        assert!(pool.block(0).is_none() && pool.block(4).is_none());
+        assert!(pool.block(u32::MAX).is_none());
+        assert_eq!(pool.in_use(), 3);
+        drop(rooms);
+        assert_eq!(pool.in_use(), 0);
+        assert!(locks.iter().all(|l| !l.has_block()));
+    }
+
+    /// An index the pool does not hold (a lock used with two pools): its
+    /// waiters wait unregistered, its release frees it; nothing loops.
+    #[test]
+    fn a_foreign_index_is_no_block() {
+        let blocks = [Block::new()];
+        let pool = Pool::new_in(&blocks);
+        let l = RonRaw::new();
+        l.block.store(7, Ordering::Relaxed);
+        assert!(pool::enter(&l.block, &pool, 0).is_none());
+        assert!(pool::current(&l.block, &pool).is_none());
+        let t = l.acquire_in_pool(&pool, 3);
+        assert!(l.try_acquire_in_pool(&pool).is_none());
+        // SAFETY: we hold the lock.
+        unsafe { l.release_in_pool(&pool, t) };
+        assert_eq!(l.word.state.load(Ordering::Relaxed), FREE);
+        let t = l
+            .try_acquire_in_pool_while(&pool, 1, || true)
+            .expect("a free lock");
+        // SAFETY: we hold the lock.
+        unsafe { l.release_in_pool(&pool, t) };
+        assert_eq!(pool.in_use(), 0);
+    }
 }
