@@ -67,9 +67,10 @@
 //! and the slot too). An early takeover only costs route order (the
 //! grantee finds the lock taken and waits on), never exclusion: every
 //! `X -> LOCKED` is still one CAS with one winner. The slot takes 14 bits.
-//! Slot words and bitmap: see [`slots`](crate::slots); here the `GRANT` bit is only a
-//! doorbell (the slot's waiters spin on their own line and look at the lock
-//! word when it rings, after registering and at the end of their round).
+//! Slot words and bitmap: see [`slots`](crate::slots); here the `GRANT`
+//! bit is only a doorbell (the slot's waiters spin on their own line and
+//! look at the lock word when it rings, after registering and at the end
+//! of their round).
 //! A stale handover (its grantee preempted) is therefore noticed by
 //! waiters of other slots at the end of their round, at most
 //! [`PHASE_B_MAX`] spins later, or at once by unregistered waiters.

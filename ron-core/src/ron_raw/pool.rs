@@ -3,28 +3,30 @@
 //!
 //! A [`Block`] is 16 route-ordered slots (the waiting rooms of one lock),
 //! a reference count and the lock's handover count. A lock holds no block
-//! while it is uncontended;
-//! the first waiter that wants to register *claims* a free block (a CAS of
-//! its count `0 -> 2`: one reference for the lock, one for itself), cleans
-//! it and *publishes* it in the lock (a CAS of the lock's 32-bit block
-//! index `0 -> i`; index `i` names the pool's block `i - 1`, its own
-//! blocks first, then the grown chunks in order). Later waiters *use* it:
-//! count `+1`, then check that the lock still names it (else `-1` and look
-//! again). A waiter keeps
-//! its reference across its rounds until it gets the lock (or finds the
-//! block detached), a releaser for its scan; the user whose drop leaves only
-//! the lock's reference *returns* the block: it detaches it from the lock
-//! (CAS `i -> 0`) and drops the lock's reference, and a count of 0
-//! means free. So the blocks in use follow the locks that have registered
-//! waiters at that moment.
+//! while it is uncontended; the first waiter that wants to register
+//! *claims* a free block (a CAS of its count `0 -> 2`: one reference for
+//! the lock, one for itself), cleans it and *publishes* it in the lock (a
+//! CAS of the lock's 32-bit block index `0 -> i`; index `i` names the
+//! pool's block `i - 1`, its own blocks first, then the grown chunks in
+//! order). Later waiters *use* it: count `+1`, then check that the lock
+//! still names it (else `-1` and look again). A waiter keeps its reference
+//! across its rounds until it gets the lock (or finds the block detached),
+//! a releaser for its scan; the user whose drop leaves only the lock's
+//! reference *returns* the block: it detaches it from the lock (CAS
+//! `i -> 0`) and drops the lock's reference, and a count of 0 means free.
+//! So the blocks in use follow the locks that have registered waiters at
+//! that moment.
 //!
 //! An index, not a pointer, keeps `RonRaw` at 8 bytes (its lock word and
 //! the index). Mapping an index to its block is a slice index for the
 //! pool's own blocks and one more (Acquire) load, of the chunk's pointer,
 //! for a grown one; it needs the pool, so a lock must use one pool for its
-//! whole life (the process-wide one, unless a model passes its own). An
-//! index the pool does not know (a lock used with two pools) maps to no
-//! block: its waiters wait unregistered, and exclusion is untouched.
+//! whole life (the process-wide one, unless a model passes its own). A
+//! lock used with two pools anyway stays a lock (exclusion is the lock
+//! word's): an index the other pool does not hold maps to no block (its
+//! waiters there wait unregistered), and one it holds names a block that
+//! may belong to another lock, which costs route order and may strand a
+//! block, as any stale answer would; blocks are still type-stable atomics.
 //!
 //! The handover count (the `seq` of a `HANDED` word, see `word.rs`) lives
 //! in the block, on the line of its reference count, which a releaser
