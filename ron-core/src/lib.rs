@@ -40,7 +40,7 @@
 //!
 //! | type | algorithm | bytes per lock | guarantees |
 //! |---|---|---|---|
-//! | [`RonRaw`] | TTAS fast path + route-ordered handover among spinning waiters; robust under oversubscription; its 16 slots come from a process-wide pool of blocks while it is contended (the default, [`RonMutex`]) | 16 (+ a 2176-byte pooled block per lock contended at that moment; 256 static blocks) | mutual exclusion, progress; no waiting bound |
+//! | [`RonRaw`] | TTAS fast path + route-ordered handover among spinning waiters; robust under oversubscription; its 16 slots come from a process-wide pool of blocks while it is contended (the default, [`RonMutex`]) | 8 (+ a 2176-byte pooled block per lock contended at that moment; 256 static blocks) | mutual exclusion, progress; no waiting bound |
 //! | [`RonInline`] | `RonRaw` with its `S` slots inline (no pool) | `128 * (S + 1)`, 2176 for the default `S = 16` | as `RonRaw` |
 //! | [`NxtRon`] | RON-plock + bitmap successor search (nxtRON) | `128 * (S + 1)` | mutual exclusion, progress, per-slot bound `S - 1` (+1) |
 //! | [`RonPlock`] | RON Algorithm 3: per-slot count + grant | `128 * (S + 1)` | as `NxtRon` |
@@ -92,7 +92,7 @@
 //! | `coverage.rs` | protocol-path counters for the verification suites |
 //!
 //! ## Which lock to pick
-//! * [`RonRaw`] ([`RonMutex`]) for almost everything: 16 bytes, so a lock per
+//! * [`RonRaw`] ([`RonMutex`]) for almost everything: 8 bytes, so a lock per
 //!   object is fine; one CAS to lock and a load and a store to unlock when
 //!   uncontended; route-ordered handover among spinning waiters when
 //!   contended; holds up when threads outnumber CPUs.

@@ -361,7 +361,7 @@ impl Pooled {
                         thread::yield_now();
                     }
                     // SAFETY: we hold lock `l` with `t`.
-                    unsafe { w.locks[l].release(t) };
+                    unsafe { w.locks[l].release_in_pool(w.pool, t) };
                 }
             };
             let hs: Vec<_> = plan[1..]
@@ -383,7 +383,10 @@ impl Pooled {
                     .count();
                 // SAFETY: every other thread joined.
                 assert_eq!(w.counts[l].with(|c| unsafe { *c }), want);
-                assert!(w.locks[l].try_acquire().is_some(), "lock {l} left held");
+                assert!(
+                    w.locks[l].try_acquire_in_pool(w.pool).is_some(),
+                    "lock {l} left held"
+                );
                 assert!(!w.locks[l].has_block(), "lock {l} kept its block");
             }
             assert_eq!(w.pool.in_use(), 0, "a block was not returned");
@@ -558,7 +561,7 @@ fn give_up_model(name: &str, pooled: bool, patience: usize, must: &[&str]) {
                 // SAFETY: called only by the holder, with its token.
                 unsafe {
                     if pooled {
-                        raw.0.release(t)
+                        raw.0.release_in_pool(pool, t)
                     } else {
                         inline.lock.release(t)
                     }
@@ -592,7 +595,7 @@ fn give_up_model(name: &str, pooled: bool, patience: usize, must: &[&str]) {
         let got = waiter.join().unwrap();
         // The lock is free for `try_acquire` (an orphaned handover included).
         let t = if pooled {
-            raw.0.try_acquire()
+            raw.0.try_acquire_in_pool(pool)
         } else {
             inline.lock.try_acquire()
         }

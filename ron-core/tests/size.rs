@@ -58,13 +58,14 @@ fn guards_are_small() {
 }
 
 #[test]
-fn ron_raw_is_at_most_16_bytes() {
-    use ron_core::RonRaw;
-    assert!(
-        size_of::<RonRaw>() <= 16,
-        "RonRaw takes {} bytes",
-        size_of::<RonRaw>()
-    );
+fn ron_raw_is_8_bytes() {
+    use ron_core::{RonMutex, RonRaw};
+    // The lock word and a 32-bit block index, 8-aligned: both on one line.
+    assert_eq!(size_of::<RonRaw>(), 8);
+    assert_eq!(core::mem::align_of::<RonRaw>(), 8);
+    // As small as parking_lot's `Mutex<u64>` (16 bytes).
+    assert_eq!(size_of::<lock_api::Mutex<RonRaw, u64>>(), 16);
+    assert_eq!(size_of::<RonMutex<u64>>(), 16);
     // A pooled block: its slots and its count's line (plus a flag in builds
     // that count paths); 256 slots with std (32,896 bytes, of which a lock
     // touches only the first `active_slots()`), 16 without.

@@ -84,7 +84,7 @@ macro_rules! for_each_lock {
 macro_rules! __lock_list {
     ($m:ident! { $($pre:tt)* }, $s:tt, $r:ty) => {
         $crate::$m! { $($pre)*
-            (ron_raw, [$crate::__rc::RonRaw] [$crate::__rc::RonRaw], { name: "ron-raw", type_name: "RonRaw", kind: Ron, generic: none, fair: true, timed: true, fifo_abort: false, bound: false, std: false, bytes: 16, about: "RON default: TTAS fast path + route-ordered handover, off-CPU waiters" })
+            (ron_raw, [$crate::__rc::RonRaw] [$crate::__rc::RonRaw], { name: "ron-raw", type_name: "RonRaw", kind: Ron, generic: none, fair: true, timed: true, fifo_abort: false, bound: false, std: false, bytes: 8, about: "RON default: TTAS fast path + route-ordered handover, off-CPU waiters" })
             (ron_inline, [$crate::__rc::RonInline<$s>] [$crate::__rc::RonInline<4>], { name: "ron-inline", type_name: "RonInline<16>", kind: Ron, generic: RonInline, fair: true, timed: true, fifo_abort: false, bound: false, std: false, bytes: 2176, about: "RonRaw with its 16 slots inline instead of pooled" })
             (nxt_ron, [$crate::__rc::NxtRon<$s, $r>] [$crate::__rc::NxtRon<4, $r>], { name: "nxt-ron", type_name: "NxtRon<16>", kind: Ron, generic: NxtRon, fair: true, timed: false, fifo_abort: false, bound: true, std: false, bytes: 2176, about: "RON-plock + bitmap successor search" })
             (ron_plock, [$crate::__rc::RonPlock<$s, $r>] [$crate::__rc::RonPlock<4, $r>], { name: "ron-plock", type_name: "RonPlock<16>", kind: Ron, generic: RonPlock, fair: true, timed: false, fifo_abort: false, bound: true, std: false, bytes: 2176, about: "RON Algorithm 3: per-slot count + grant" })

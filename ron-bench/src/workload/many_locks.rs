@@ -181,7 +181,7 @@ pub fn bytes_per_lock<F: MutexFamily>() -> usize {
 pub fn memory_note(lock: &str) -> Option<&'static str> {
     match lock {
         "ron-raw" => Some(
-            "ron-raw: its route-ordered slots are a block from a process-wide pool (256 blocks), held only while the lock is contended",
+            "ron-raw: 8 bytes a lock (its word and a block index); its route-ordered slots are a block from a process-wide pool (256 static blocks, grown up to 4096 with std), held only while the lock is contended",
         ),
         "sh-ron" => Some("sh-ron: its slot table is shared by all locks of the process"),
         _ => None,

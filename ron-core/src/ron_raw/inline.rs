@@ -3,7 +3,7 @@
 //! `128 * (S + 1)` bytes (2176 for the default 16). It skips the claim of
 //! a pooled block on the first contention and never shares the pool, which
 //! suits a few hot locks that are contended all the time; for anything
-//! else (and a lock per object) use [`RonRaw`](super::RonRaw), 16 bytes.
+//! else (and a lock per object) use [`RonRaw`](super::RonRaw), 8 bytes.
 //! Same guarantees, same lock word, same waiting policy (see the
 //! [module docs](super)).
 
@@ -12,12 +12,21 @@ use crossbeam_utils::CachePadded;
 use super::DEFAULT_SLOTS;
 use super::word::{Rooms, Word};
 use crate::slots::{SlotTable, SlotToken, slot_hint};
+use crate::sync::AtomicU32;
 
 /// `RonRaw`'s protocol with `S` inline slots ([`DEFAULT_SLOTS`] unless
 /// named); see the [module docs](super).
 pub struct RonInline<const S: usize = DEFAULT_SLOTS> {
-    word: CachePadded<Word>,
+    head: CachePadded<Head>,
     slots: SlotTable<S>,
+}
+
+/// The lock word and its handover count, on the lock's first line.
+struct Head {
+    word: Word,
+    /// Handovers so far (wrapping); written only by the owner, so it is
+    /// data protected by the lock itself (see `Word::next_owner`).
+    handovers: AtomicU32,
 }
 
 impl<const S: usize> Rooms<S> for SlotTable<S> {
@@ -41,31 +50,35 @@ impl<const S: usize> RonInline<S> {
         /// A new, unlocked lock.
         pub fn new() -> Self {
             const { assert!(S >= 1 && S <= 1 << 14, "RonInline supports 1 to 16384 slots") };
-            RonInline { word: CachePadded::new(Word::new()), slots: SlotTable::new() }
+            RonInline {
+                head: CachePadded::new(Head { word: Word::new(), handovers: AtomicU32::new(0) }),
+                slots: SlotTable::new(),
+            }
         }
     }
 
     /// Acquires the lock; a contended waiter waits in its slot from the CPU hint.
     #[inline]
     pub fn acquire(&self) -> SlotToken {
-        if self.word.lock_fast() {
+        if self.head.word.lock_fast() {
             return SlotToken::NONE;
         }
-        self.word.acquire_slow(&self.slots, slot_hint::<S>())
+        self.head.word.acquire_slow(&self.slots, slot_hint::<S>())
     }
 
     /// Acquires the lock waiting in slot `slot % S` (any value is safe).
     pub fn acquire_in(&self, slot: usize) -> SlotToken {
         match self.try_acquire() {
             Some(t) => t,
-            None => self.word.acquire_slow(&self.slots, slot % S),
+            None => self.head.word.acquire_slow(&self.slots, slot % S),
         }
     }
 
     /// Takes the lock if it is free; never registers in a slot.
     #[inline]
     pub fn try_acquire(&self) -> Option<SlotToken> {
-        self.word
+        self.head
+            .word
             .try_lock(|t| self.slots.slot_empty(t % S))
             .then_some(SlotToken::NONE)
     }
@@ -74,10 +87,11 @@ impl<const S: usize> RonInline<S> {
     /// slot (from the CPU hint); `None` only once the deadline has passed.
     #[cfg(feature = "std")]
     pub fn try_acquire_until(&self, deadline: crate::timed::Deadline) -> Option<SlotToken> {
-        if self.word.lock_fast() {
+        if self.head.word.lock_fast() {
             return Some(SlotToken::NONE);
         }
-        self.word
+        self.head
+            .word
             .acquire_slow_while(&self.slots, slot_hint::<S>(), || !deadline.expired())
     }
 
@@ -92,7 +106,8 @@ impl<const S: usize> RonInline<S> {
         if let Some(t) = self.try_acquire() {
             return Some(t);
         }
-        self.word
+        self.head
+            .word
             .acquire_slow_while(&self.slots, slot % S, keep_waiting)
     }
 
@@ -104,7 +119,7 @@ impl<const S: usize> RonInline<S> {
     #[inline]
     pub unsafe fn release(&self, token: SlotToken) {
         if !self.slots.any_marked() {
-            self.word.release_free();
+            self.head.word.release_free();
             return;
         }
         self.release_slow(token);
@@ -115,8 +130,9 @@ impl<const S: usize> RonInline<S> {
         // The hint is asked before anything changes; if it panics, the
         // release runs from slot 0 (see `RonRaw::release_slow`).
         token.release_from_slot::<S>(|from| {
-            self.word
-                .publish(self.word.next_owner(&self.slots, from, S));
+            let head = &*self.head;
+            head.word
+                .publish(head.word.next_owner(&self.slots, from, S, &head.handovers));
         });
     }
 
@@ -133,7 +149,7 @@ impl<const S: usize> RonInline<S> {
     /// Whether the lock is held or handed over (a momentary snapshot).
     #[inline]
     pub fn is_held(&self) -> bool {
-        self.word.is_held(|t| self.slots.slot_empty(t % S))
+        self.head.word.is_held(|t| self.slots.slot_empty(t % S))
     }
 }
 
@@ -214,15 +230,19 @@ mod tests {
         l.slots.register::<true>(slot);
         // SAFETY: we hold the lock.
         unsafe { l.release(t) };
-        let word = l.word.state.load(Ordering::Relaxed);
+        let word = l.head.word.state.load(Ordering::Relaxed);
         assert_eq!(word & TAG, HANDED);
         assert_eq!(handed_slot(word), slot);
         // Take it as the registered waiter would, then leave the slot.
-        assert!(l.word.look(slot, true, Some(&l.slots), &mut Watch::new()));
+        assert!(
+            l.head
+                .word
+                .look(slot, true, Some(&l.slots), &mut Watch::new())
+        );
         l.slots.unregister::<true>(slot);
         // SAFETY: we hold the lock (taken by `look`).
         unsafe { l.release(SlotToken::at(slot)) };
-        assert_eq!(l.word.state.load(Ordering::Relaxed), FREE);
+        assert_eq!(l.head.word.state.load(Ordering::Relaxed), FREE);
         word
     }
 
@@ -247,7 +267,7 @@ mod tests {
     #[test]
     fn seq_wraps_after_65536_handovers_without_touching_the_slot() {
         let l = RonInline::<64>::new();
-        l.word.handovers.store(0xFFFE, Ordering::Relaxed);
+        l.head.handovers.store(0xFFFE, Ordering::Relaxed);
         let a = hand_over(&l, 63);
         let b = hand_over(&l, 63);
         let c = hand_over(&l, 63);
@@ -255,9 +275,9 @@ mod tests {
             [a >> SEQ_SHIFT, b >> SEQ_SHIFT, c >> SEQ_SHIFT],
             [0xFFFF, 0, 1]
         );
-        assert_eq!(l.word.handovers.load(Ordering::Relaxed), 0x1_0001);
+        assert_eq!(l.head.handovers.load(Ordering::Relaxed), 0x1_0001);
         // 65,536 handovers later the word repeats, not sooner.
-        l.word.handovers.store(0xFFFE + 0x1_0000, Ordering::Relaxed);
+        l.head.handovers.store(0xFFFE + 0x1_0000, Ordering::Relaxed);
         assert_eq!(hand_over(&l, 63), a);
         assert_eq!(handed(3, 0x1_0005), handed(3, 5));
         assert_eq!(handed_slot(handed(16383, u32::MAX)), 16383);

@@ -47,14 +47,30 @@
 //! | `HANDED(s, seq)` | released to slot `s`, owned by nobody | a waiter of `s` (at once) or any waiter that watched this exact value for `PATIENCE_NS` (`PATIENCE` looks): CAS -> `LOCKED` |
 //!
 //! `seq` is the low 16 bits of the lock's handover count, which only the
-//! owner writes (beside the word, ordered by the lock itself) and which
-//! survives `FREE` periods: `HANDED(s, n)` recurs only after 65,536
-//! further handovers, never merely because the lock went idle, so a waiter
-//! can judge a handover's age by how long it has watched one value (see
-//! [`WATCH_HORIZON_NS`] for the wrap). The slot takes 14 bits. Slot words
-//! and bitmap: see [`slots`](crate::slots); here the `GRANT` bit is only a
-//! doorbell (the slot's waiters spin on their own line and look at the lock
-//! word when it rings, after registering and at the end of their round).
+//! owner writes (ordered by the lock itself: `RonInline` keeps it beside
+//! the word, `RonRaw` in its pooled block, on the line of the block's
+//! reference count) and which survives `FREE` periods: `HANDED(s, n)`
+//! recurs only after 65,536 further handovers, never merely because the
+//! lock went idle, so a waiter can judge a handover's age by how long it
+//! has watched one value (see [`WATCH_HORIZON_NS`] for the wrap).
+//! For `RonRaw` that holds while the lock keeps its block: a handover
+//! happens only while the lock has a block and its releaser holds a
+//! reference, and the block stays attached as long as a waiter holds one
+//! (a registered waiter keeps its reference across its rounds). Once every
+//! waiter is gone the block goes back to the pool, and the next contention
+//! claims a block whose count continues from another history, so a later
+//! handover may repeat a `HANDED` value that a waiter watched before the
+//! block changed (one in phase A or B', which holds no reference, or one
+//! left in a block detached under it), if it saw no other value between
+//! its looks: that waiter may then take the new handover over before
+//! [`PATIENCE_NS`] (the new count must match the old in its low 16 bits
+//! and the slot too). An early takeover only costs route order (the
+//! grantee finds the lock taken and waits on), never exclusion: every
+//! `X -> LOCKED` is still one CAS with one winner. The slot takes 14 bits.
+//! Slot words and bitmap: see [`slots`](crate::slots); here the `GRANT`
+//! bit is only a doorbell (the slot's waiters spin on their own line and
+//! look at the lock word when it rings, after registering and at the end
+//! of their round).
 //! A stale handover (its grantee preempted) is therefore noticed by
 //! waiters of other slots at the end of their round, at most
 //! [`PHASE_B_MAX`] spins later, or at once by unregistered waiters.
@@ -76,16 +92,23 @@
 //!   spinlock); waiters yield after each round, so the holder gets its CPU
 //!   back quickly.
 //!
-//! ## Layout: 16 bytes, slots from a pool
-//! `RonRaw` is the lock word (with its handover count, 8 bytes) and a
-//! pointer to a slot block, 16 bytes on 64-bit targets, not cache-padded
-//! (pad it yourself if neighbours would share its line). The 16
+//! ## Layout: 8 bytes, slots from a pool
+//! `RonRaw` is the lock word (4 bytes) and the 32-bit index of its slot
+//! block in the pool (0: none), 8 bytes aligned to 8, so both always share
+//! a cache line; a `lock_api::Mutex<RonRaw, u64>` takes 16 bytes, as
+//! parking_lot's `Mutex<u64>` does. Not cache-padded (pad it yourself if
+//! neighbours would share its line). An index instead of a pointer halves
+//! the lock: mapping it to the block takes the pool (the process-wide one;
+//! the `*_in_pool` entry points take a model's own), a slice index for the
+//! static blocks and one more load for a grown chunk's, paid only while the
+//! lock has a block. The handover count moved into the block, beside its
+//! reference count (see "Lock word" above for what that changes). The 16
 //! route-ordered slots live in a process-wide [`pool`] of blocks; a lock
 //! claims one only when a waiter wants to register and returns it as soon
 //! as no waiter holds it (a waiter keeps it from its first registration
 //! until it gets the lock), so memory follows the number of
 //! locks contended *at that moment*, not the number of locks: a lock per
-//! object costs 16 bytes each. This is the shape of parking_lot's global
+//! object costs 8 bytes each. This is the shape of parking_lot's global
 //! table of wait queues and of [`ShRon`](crate::ShRon)'s process-wide
 //! table, chosen over them because a per-lock block keeps what made the
 //! inline lock fast under contention: the waiters of one lock spin on that
@@ -98,14 +121,16 @@
 //! Sixteen slots are sixteen arcs of the route: on a 16-CPU machine one
 //! CPU per slot, on a 128-CPU machine 8 neighbouring CPUs per slot (a CCX,
 //! roughly). Uncontended lock + unlock: one CAS, one load of the block
-//! pointer (the same line, unless the 8-aligned lock straddles two), one
-//! release store; while the lock keeps a block (a waiter holds it across
-//! its rounds), one more load, of the block's bitmap: a release that finds
-//! nobody registered frees the lock without touching the pool.
+//! index (the same 8 bytes, so the same line), one release store; while
+//! the lock keeps a block (a waiter holds it across its rounds), one more
+//! load, of the block's bitmap (and, for a block of a grown chunk, of the
+//! chunk's pointer): a release that finds nobody registered frees the lock
+//! without touching the block's count.
 //!
 //! ## The pool
 //! | | without `std` | with `std` |
 //! |---|---|---|
+//! | per lock | 8 bytes (the lock word and a block index) | the same |
 //! | blocks | [`POOL_BLOCKS`] (256) static | 256 static, then chunks of [`GROW_CHUNK`] (256) allocated as the static ones are all in use, up to [`GROW_CHUNKS`] (15) chunks: [`POOL_MAX_BLOCKS`] = 4096 |
 //! | memory | 2176 bytes a block: 557 KiB of zero-initialised static memory, touched only as blocks get used | the same, plus 557 KiB per chunk allocated (at most 8.5 MiB in all); chunks are never freed (blocks are type-stable) |
 //! | in use | one block per lock with a registered waiter *at that moment* (a waiter keeps it from its first registration until it gets the lock) | the same |
@@ -141,7 +166,7 @@
 //! ```
 
 use crate::slots::{SlotToken, slot_hint_of};
-use crate::sync::{AtomicPtr, Ordering};
+use crate::sync::{AtomicU32, Ordering};
 
 mod inline;
 pub mod pool;
@@ -158,7 +183,7 @@ pub use wait::{
     PHASE_B_MIN, QUICK_YIELD_NS, WATCH_HORIZON_NS,
 };
 
-use pool::{Block, BlockRef};
+use pool::BlockRef;
 use word::{FREE, Rooms, Word};
 
 /// Slots of [`RonInline`] when the type does not name them (a
@@ -166,16 +191,19 @@ use word::{FREE, Rooms, Word};
 /// [`active_slots`]).
 pub const DEFAULT_SLOTS: usize = 16;
 
-/// The recommended RON lock; see the [module docs](self). 16 bytes; its 16
-/// slots come from the [`pool`] while it is contended.
+/// The recommended RON lock; see the [module docs](self). 8 bytes (the
+/// lock word and a block index, 8-aligned so that both share a line); its
+/// 16 slots come from the [`pool`] while it is contended.
+#[repr(C, align(8))]
 pub struct RonRaw {
     word: Word,
-    block: AtomicPtr<Block>,
+    /// The index of the lock's block in its pool (0: none).
+    block: AtomicU32,
 }
 
 /// A `RonRaw`'s rooms: its block, claimed from `pool` when it has none.
 struct Pooled<'a> {
-    home: &'a AtomicPtr<Block>,
+    home: &'a AtomicU32,
     pool: &'a Pool<'a>,
 }
 
@@ -195,8 +223,8 @@ impl<'a> Rooms<BLOCK_SLOTS> for Pooled<'a> {
 
     fn crowded(&self) -> bool {
         // Relaxed: a snapshot that only steers. A block is attached while
-        // a waiter holds it; the pointer shares the lock word's line.
-        !self.home.load(Ordering::Relaxed).is_null()
+        // a waiter holds it; its index shares the lock word's line.
+        self.home.load(Ordering::Relaxed) != 0
     }
 }
 
@@ -204,7 +232,7 @@ impl RonRaw {
     crate::sync::const_fn_unless_loom! {
         /// A new, unlocked lock (holding no block).
         pub fn new() -> Self {
-            RonRaw { word: Word::new(), block: AtomicPtr::new(core::ptr::null_mut()) }
+            RonRaw { word: Word::new(), block: AtomicU32::new(0) }
         }
     }
 
@@ -227,7 +255,7 @@ impl RonRaw {
     /// and the pool must outlive it.
     #[doc(hidden)]
     pub fn acquire_in_pool<'a>(&'a self, pool: &'a Pool<'a>, slot: usize) -> SlotToken {
-        match self.try_acquire() {
+        match self.try_acquire_in_pool(pool) {
             Some(t) => t,
             None => self.acquire_slow_in(pool, slot % pool::active_slots()),
         }
@@ -246,15 +274,23 @@ impl RonRaw {
     /// gave up); never registers in a slot.
     #[inline]
     pub fn try_acquire(&self) -> Option<SlotToken> {
+        self.try_acquire_in_pool(pool::global())
+    }
+
+    /// [`try_acquire`](Self::try_acquire) for a lock whose blocks come from
+    /// `pool` (as for [`acquire_in_pool`](Self::acquire_in_pool)).
+    #[doc(hidden)]
+    #[inline]
+    pub fn try_acquire_in_pool(&self, pool: &Pool<'_>) -> Option<SlotToken> {
         self.word
-            .try_lock(|t| self.slot_empty(t))
+            .try_lock(|t| self.slot_empty(pool, t))
             .then_some(SlotToken::NONE)
     }
 
     /// Whether slot `t` of the lock's block has no waiter (a snapshot).
-    fn slot_empty(&self, t: usize) -> bool {
+    fn slot_empty(&self, pool: &Pool<'_>, t: usize) -> bool {
         // Relaxed: a snapshot; whoever acts on it decides with a CAS.
-        pool::slot_empty(self.block.load(Ordering::Relaxed), t)
+        pool::slot_empty(pool, self.block.load(Ordering::Relaxed), t)
     }
 
     /// Tries to take the lock until `deadline`, waiting in the caller's
@@ -306,7 +342,7 @@ impl RonRaw {
         slot: usize,
         keep_waiting: impl FnMut() -> bool,
     ) -> Option<SlotToken> {
-        if let Some(t) = self.try_acquire() {
+        if let Some(t) = self.try_acquire_in_pool(pool) {
             return Some(t);
         }
         let rooms = Pooled {
@@ -324,6 +360,18 @@ impl RonRaw {
     /// The caller holds the lock, acquired with `token`'s acquisition.
     #[inline]
     pub unsafe fn release(&self, token: SlotToken) {
+        // SAFETY: same contract; the lock's blocks come from the global pool.
+        unsafe { self.release_in_pool(pool::global(), token) }
+    }
+
+    /// [`release`](Self::release) for a lock whose blocks come from `pool`
+    /// (as for [`acquire_in_pool`](Self::acquire_in_pool)).
+    ///
+    /// # Safety
+    /// As for [`release`](Self::release).
+    #[doc(hidden)]
+    #[inline]
+    pub unsafe fn release_in_pool(&self, pool: &Pool<'_>, token: SlotToken) {
         // SeqCst: ordered with the waiters' publication of a block and
         // their SeqCst registration, so a release that sees no block is
         // ordered before their next look at the lock word (they then see
@@ -335,26 +383,32 @@ impl RonRaw {
         // waiter's publication and registration; a release that misses
         // them frees the lock, which the waiter (polling the lock word)
         // takes at its next look; loom does not explore store buffering.
-        if !pool::anyone_registered(self.block.load(Ordering::SeqCst)) {
+        if !pool::anyone_registered(pool, self.block.load(Ordering::SeqCst)) {
             self.word.release_free();
             return;
         }
-        self.release_slow(token);
+        self.release_slow(pool, token);
     }
 
     #[cold]
-    fn release_slow(&self, token: SlotToken) {
+    fn release_slow(&self, pool: &Pool<'_>, token: SlotToken) {
         // The CPU hint (for a fast-path token) is user code: it is asked
         // before anything changes, and if it panics the release runs from
         // slot 0 instead, so an unlock never unwinds with the lock held.
-        token.release_from_slot_of(pool::active_slots(), |from| self.release_from(from));
+        token.release_from_slot_of(pool::active_slots(), |from| {
+            self.release_from(pool, from)
+        });
     }
 
     /// The release, handing over from slot `from` + 1.
-    fn release_from(&self, from: usize) {
-        let next = match pool::current(&self.block) {
+    fn release_from(&self, pool: &Pool<'_>, from: usize) {
+        let next = match pool::current(&self.block, pool) {
             Some(room) => {
-                let next = self.word.next_owner(&room, from, pool::active_slots());
+                // The handover count lives in the block: a handover needs
+                // one, and we hold a reference to it.
+                let next =
+                    self.word
+                        .next_owner(&room, from, pool::active_slots(), room.handovers());
                 // Drop our reference before publishing: once `next` is
                 // stored the lock may be taken and freed by its new owner.
                 drop(room);
@@ -380,13 +434,13 @@ impl RonRaw {
     /// Whether the lock is held or handed over (a momentary snapshot).
     #[inline]
     pub fn is_held(&self) -> bool {
-        self.word.is_held(|t| self.slot_empty(t))
+        self.word.is_held(|t| self.slot_empty(pool::global(), t))
     }
 
     /// Whether the lock holds a block of the pool now (a snapshot, for tests).
     #[doc(hidden)]
     pub fn has_block(&self) -> bool {
-        !self.block.load(Ordering::Relaxed).is_null() // a snapshot by contract
+        self.block.load(Ordering::Relaxed) != 0 // a snapshot by contract
     }
 }
 
@@ -454,4 +508,107 @@ unsafe impl lock_api::RawMutexFair for RonRaw {
 #[cfg(feature = "std")]
 crate::timed::impl_raw_mutex_timed! {
     impl [] for RonRaw
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::pool::{Block, BlockRef, Pool};
+    use super::wait::Watch;
+    use super::word::{HANDED, SEQ_SHIFT, TAG, handed_slot};
+    use super::*;
+
+    /// Locks `l` on the fast path, registers a waiter in `slot` of `room`
+    /// (the lock's block, held as a waiter holds it across its rounds) and
+    /// releases: the release hands over. Returns the word it wrote.
+    fn hand_over(l: &RonRaw, pool: &Pool<'_>, room: &BlockRef<'_>, slot: usize) -> u32 {
+        let t = l.acquire_in_pool(pool, 0);
+        room.register::<true>(slot);
+        // SAFETY: we hold the lock.
+        unsafe { l.release_in_pool(pool, t) };
+        let word = l.word.state.load(Ordering::Relaxed);
+        assert_eq!(word & TAG, HANDED);
+        assert_eq!(handed_slot(word), slot);
+        assert!(l.word.look(slot, true, Some(room), &mut Watch::new()));
+        room.unregister::<true>(slot);
+        // SAFETY: we hold the lock (taken by `look`).
+        unsafe { l.release_in_pool(pool, SlotToken::at(slot)) };
+        assert_eq!(l.word.state.load(Ordering::Relaxed), FREE);
+        word
+    }
+
+    #[test]
+    fn seq_lives_in_the_block_and_survives_free_periods_while_it_stays() {
+        let blocks = [Block::new(), Block::new(), Block::new()];
+        let pool = Pool::new_in(&blocks);
+        let l = RonRaw::new();
+        let room = pool::enter(&l.block, &pool, 0).expect("a free block");
+        let first = hand_over(&l, &pool, &room, 5);
+        // An idle period: lock and unlock on the fast path, the block kept.
+        for _ in 0..3 {
+            let t = l.acquire_in_pool(&pool, 0);
+            // SAFETY: we hold the lock.
+            unsafe { l.release_in_pool(&pool, t) };
+        }
+        let second = hand_over(&l, &pool, &room, 5);
+        assert_eq!(second >> SEQ_SHIFT, (first >> SEQ_SHIFT) + 1);
+        assert_eq!(room.handovers().load(Ordering::Relaxed), 2);
+        // The last reference returns the block; the lock names none again.
+        drop(room);
+        assert!(!l.has_block());
+        assert_eq!(pool.in_use(), 0);
+    }
+
+    #[test]
+    fn the_index_names_the_block_of_the_pool() {
+        let blocks = [Block::new(), Block::new(), Block::new()];
+        let pool = Pool::new_in(&blocks);
+        let locks = [RonRaw::new(), RonRaw::new(), RonRaw::new()];
+        let rooms: Vec<_> = locks
+            .iter()
+            .map(|l| pool::enter(&l.block, &pool, l as *const _ as usize).unwrap())
+            .collect();
+        let mut seen = [false; 3];
+        for (l, room) in locks.iter().zip(&rooms) {
+            let i = l.block.load(Ordering::Relaxed);
+            assert!((1..=3).contains(&i), "index {i}");
+            let b = pool.block(i).unwrap();
+            let at = blocks.iter().position(|x| core::ptr::eq(x, b)).unwrap();
+            assert_eq!(at + 1, i as usize);
+            assert!(
+                !core::mem::replace(&mut seen[at], true),
+                "a block named twice"
+            );
+            let again = pool::current(&l.block, &pool).unwrap();
+            assert!(core::ptr::eq(&**room, &*again));
+        }
+        assert!(pool.block(0).is_none() && pool.block(4).is_none());
+        assert!(pool.block(u32::MAX).is_none());
+        assert_eq!(pool.in_use(), 3);
+        drop(rooms);
+        assert_eq!(pool.in_use(), 0);
+        assert!(locks.iter().all(|l| !l.has_block()));
+    }
+
+    /// An index the pool does not hold (a lock used with two pools): its
+    /// waiters wait unregistered, its release frees it; nothing loops.
+    #[test]
+    fn a_foreign_index_is_no_block() {
+        let blocks = [Block::new()];
+        let pool = Pool::new_in(&blocks);
+        let l = RonRaw::new();
+        l.block.store(7, Ordering::Relaxed);
+        assert!(pool::enter(&l.block, &pool, 0).is_none());
+        assert!(pool::current(&l.block, &pool).is_none());
+        let t = l.acquire_in_pool(&pool, 3);
+        assert!(l.try_acquire_in_pool(&pool).is_none());
+        // SAFETY: we hold the lock.
+        unsafe { l.release_in_pool(&pool, t) };
+        assert_eq!(l.word.state.load(Ordering::Relaxed), FREE);
+        let t = l
+            .try_acquire_in_pool_while(&pool, 1, || true)
+            .expect("a free lock");
+        // SAFETY: we hold the lock.
+        unsafe { l.release_in_pool(&pool, t) };
+        assert_eq!(pool.in_use(), 0);
+    }
 }

@@ -1,26 +1,44 @@
 //! The process-wide pool of slot blocks that `RonRaw` borrows from while it
 //! has registered waiters.
 //!
-//! A [`Block`] is 16 route-ordered slots (the waiting rooms of one lock)
-//! plus a reference count. A lock holds no block while it is uncontended;
-//! the first waiter that wants to register *claims* a free block (a CAS of
-//! its count `0 -> 2`: one reference for the lock, one for itself), cleans
-//! it and *publishes* it in the lock (a CAS of the lock's pointer
-//! `null -> block`). Later waiters *use* it: count `+1`, then check that
-//! the lock still points at it (else `-1` and look again). A waiter keeps
-//! its reference across its rounds until it gets the lock (or finds the
-//! block detached), a releaser for its scan; the user whose drop leaves only
-//! the lock's reference *returns* the block: it detaches it from the lock
-//! (CAS `block -> null`) and drops the lock's reference, and a count of 0
-//! means free. So the blocks in use follow the locks that have registered
-//! waiters at that moment.
+//! A [`Block`] is 16 route-ordered slots (the waiting rooms of one lock),
+//! a reference count and the lock's handover count. A lock holds no block
+//! while it is uncontended; the first waiter that wants to register
+//! *claims* a free block (a CAS of its count `0 -> 2`: one reference for
+//! the lock, one for itself), cleans it and *publishes* it in the lock (a
+//! CAS of the lock's 32-bit block index `0 -> i`; index `i` names the
+//! pool's block `i - 1`, its own blocks first, then the grown chunks in
+//! order). Later waiters *use* it: count `+1`, then check that the lock
+//! still names it (else `-1` and look again). A waiter keeps its reference
+//! across its rounds until it gets the lock (or finds the block detached),
+//! a releaser for its scan; the user whose drop leaves only the lock's
+//! reference *returns* the block: it detaches it from the lock (CAS
+//! `i -> 0`) and drops the lock's reference, and a count of 0 means free.
+//! So the blocks in use follow the locks that have registered waiters at
+//! that moment.
+//!
+//! An index, not a pointer, keeps `RonRaw` at 8 bytes (its lock word and
+//! the index). Mapping an index to its block is a slice index for the
+//! pool's own blocks and one more (Acquire) load, of the chunk's pointer,
+//! for a grown one; it needs the pool, so a lock must use one pool for its
+//! whole life (the process-wide one, unless a model passes its own). A
+//! lock used with two pools anyway stays a lock (exclusion is the lock
+//! word's): an index the other pool does not hold maps to no block (its
+//! waiters there wait unregistered), and one it holds names a block that
+//! may belong to another lock, which costs route order and may strand a
+//! block, as any stale answer would; blocks are still type-stable atomics.
+//!
+//! The handover count (the `seq` of a `HANDED` word, see `word.rs`) lives
+//! in the block, on the line of its reference count, which a releaser
+//! touches anyway: a handover happens only while the lock has a block and
+//! the releaser holds a reference to it. A claim does not reset it.
 //!
 //! ## Reclamation
 //! Blocks are type-stable: they live in the pool for the whole process and
-//! are never freed, only recycled, so a stale block pointer is never a
+//! are never freed, only recycled, so a stale block index is never a
 //! use-after-free, only a wasted look. And a block is never claimed by
 //! another lock while anyone of the old one can still touch it: while the
-//! lock points at a block its count includes the lock's reference (set by
+//! lock names a block its count includes the lock's reference (set by
 //! the claim, dropped only by whoever detached it), every user holds a
 //! reference from before its check until after its last access, and a claim
 //! needs a count of 0. A user whose check fails never touches the slots.
@@ -36,8 +54,8 @@
 //! accounting holds under any ordering: the reference count changes only
 //! by read-modify-writes, which every thread sees in one order, so a block
 //! is never claimed (`0 -> 2`) while anyone holds a reference; and blocks
-//! are type-stable atomics, so a stale pointer is never undefined
-//! behaviour. What the `SeqCst` of the count, the pointer and the claim buy
+//! are type-stable atomics, so a stale index is never undefined
+//! behaviour. What the `SeqCst` of the count, the index and the claim buy
 //! is that a block's slot words are seen clean by its new users and that
 //! the last users' slot updates cannot land after a claim's cleaning: a
 //! weakened one could leave a stale count or doorbell in a fresh block
@@ -67,7 +85,9 @@
 use crossbeam_utils::CachePadded;
 
 use crate::slots::SlotTable;
-use crate::sync::{AtomicPtr, AtomicU32, AtomicUsize, Ordering};
+#[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
+use crate::sync::AtomicPtr;
+use crate::sync::{AtomicU32, AtomicUsize, Ordering};
 
 /// Slots in a block (the `S` of the pooled `RonRaw`): 256 with `std`, so
 /// that machines of up to 256 CPUs get one slot per CPU (waiters of one
@@ -137,9 +157,13 @@ pub const POOL_MAX_BLOCKS: usize = if GROWS {
 /// model checkers or the virtual machine (their atomics live per run).
 const GROWS: bool = cfg!(all(feature = "std", not(loom), not(shuttle), not(ron_vm)));
 
-/// One lock's waiting rooms while it is contended, and its reference count.
+/// Most blocks a pool hands out: block indices are `u32`, 0 meaning none.
+const MAX_INDEX: usize = u32::MAX as usize;
+
+/// One lock's waiting rooms while it is contended, its reference count and
+/// the lock's handover count.
 pub struct Block {
-    refs: CachePadded<AtomicU32>,
+    head: CachePadded<Head>,
     slots: SlotTable<BLOCK_SLOTS>,
     /// Whether the block was claimed before (counts reuse in the models).
     #[cfg(any(loom, miri, shuttle, ron_coverage))]
@@ -151,7 +175,10 @@ impl Block {
         /// A free block.
         pub fn new() -> Block {
             Block {
-                refs: CachePadded::new(AtomicU32::new(0)),
+                head: CachePadded::new(Head {
+                    refs: AtomicU32::new(0),
+                    handovers: AtomicU32::new(0),
+                }),
                 slots: SlotTable::new(),
                 #[cfg(any(loom, miri, shuttle, ron_coverage))]
                 claimed_before: core::sync::atomic::AtomicBool::new(false),
@@ -162,7 +189,7 @@ impl Block {
     /// Current reference count (a snapshot, for tests).
     #[doc(hidden)]
     pub fn refs(&self) -> u32 {
-        self.refs.load(Ordering::Relaxed) // a snapshot by contract
+        self.head.refs.load(Ordering::Relaxed) // a snapshot by contract
     }
 
     /// Slots with a registered waiter (a snapshot, for tests: 0 once every
@@ -174,6 +201,16 @@ impl Block {
             .filter(|&s| !self.slots.slot_empty(s))
             .count()
     }
+}
+
+/// A block's first line: what a user and a releaser touch besides the slots.
+struct Head {
+    /// References: the lock's (while it names the block) and its users'.
+    refs: AtomicU32,
+    /// Handovers of the lock that names the block (wrapping; the `seq` of
+    /// its `HANDED` words): written only by that lock's owner, while it
+    /// holds a reference. Not reset by a claim.
+    handovers: AtomicU32,
 }
 
 impl Default for Block {
@@ -229,13 +266,14 @@ impl<'a> Pool<'a> {
         self.limit.load(Ordering::Relaxed).min(self.max_blocks()) // as above
     }
 
-    /// Most blocks this pool can hold: its own, plus the chunks it may grow.
+    /// Most blocks this pool can hold: its own, plus the chunks it may grow
+    /// (and no more than a block index can name).
     fn max_blocks(&self) -> usize {
         #[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
         if self.chunks.is_some() {
-            return self.blocks.len() + GROW_CHUNKS * GROW_CHUNK;
+            return (self.blocks.len() + GROW_CHUNKS * GROW_CHUNK).min(MAX_INDEX);
         }
-        self.blocks.len()
+        self.blocks.len().min(MAX_INDEX)
     }
 
     /// Blocks allocated so far: its own and the chunks it grew.
@@ -253,48 +291,78 @@ impl<'a> Pool<'a> {
             .count()
     }
 
-    /// The chunks allocated so far.
+    /// The block a lock's index names: block `index - 1` of the pool's own
+    /// blocks, then of the grown chunks in order; `None` for 0 (no block)
+    /// and for an index this pool does not hold.
+    #[inline]
+    pub(crate) fn block(&self, index: u32) -> Option<&'a Block> {
+        let i = (index as usize).checked_sub(1)?;
+        match self.blocks.get(i) {
+            Some(b) => Some(b),
+            None => self.grown_block(i - self.blocks.len()),
+        }
+    }
+
+    /// Block `j` of the grown chunks, if its chunk is published.
+    fn grown_block(&self, j: usize) -> Option<&'a Block> {
+        self.chunk(j / GROW_CHUNK)?.get(j % GROW_CHUNK)
+    }
+
+    /// The `k`th grown chunk, if it is published.
+    #[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
+    fn chunk(&self, k: usize) -> Option<&'a [Block]> {
+        // Acquire: the chunk's blocks were initialised before the Release
+        // CAS that published it.
+        // mutants: as for the publishing CAS in `grow`.
+        let p = self.chunks?.get(k)?.load(Ordering::Acquire);
+        // SAFETY: a published chunk is a leaked `[Block; GROW_CHUNK]`,
+        // never freed; null means not (yet) published.
+        (!p.is_null()).then(|| unsafe { core::slice::from_raw_parts(p, GROW_CHUNK) })
+    }
+
+    /// Without `std` (or under the model checkers) the pool never grows.
+    #[cfg(not(all(feature = "std", not(loom), not(shuttle), not(ron_vm))))]
+    fn chunk(&self, _k: usize) -> Option<&'a [Block]> {
+        None
+    }
+
+    /// The chunks allocated so far (published in order: the first
+    /// unpublished one ends the list).
     fn grown(&self) -> impl Iterator<Item = &'a [Block]> + '_ {
-        #[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
-        let chunks = self.chunks.into_iter().flat_map(|c| c.iter());
-        #[cfg(not(all(feature = "std", not(loom), not(shuttle), not(ron_vm))))]
-        let chunks = core::iter::empty::<&AtomicPtr<Block>>();
-        chunks.map_while(|c| {
-            // Acquire: the chunk's blocks were initialised before the
-            // Release CAS that published it.
-            // mutants: as for the publishing CAS in `grow`.
-            let p = c.load(Ordering::Acquire);
-            // SAFETY: a published chunk is a leaked `[Block; GROW_CHUNK]`,
-            // never freed; a null one ends the list (chunks are published
-            // in order).
-            (!p.is_null()).then(|| unsafe { core::slice::from_raw_parts(p, GROW_CHUNK) })
-        })
+        (0..GROW_CHUNKS).map_while(|k| self.chunk(k))
     }
 
     /// Claims a free block for the lock at address `key`, with count 2 (the
-    /// lock's reference and the caller's), cleaned. `None` when none is free.
-    fn claim(&self, key: usize) -> Option<&'a Block> {
+    /// lock's reference and the caller's), cleaned; returns it with its
+    /// index. `None` when none is free.
+    fn claim(&self, key: usize) -> Option<(&'a Block, u32)> {
         let limit = self.limit();
         let n = limit.min(self.blocks.len());
-        if let Some(b) = Self::claim_in(&self.blocks[..n], key) {
+        if let Some(b) = Self::claim_in(&self.blocks[..n], key, 0) {
             return Some(b);
         }
         // The pool's own blocks are all in use: the grown chunks, then a
         // new chunk while the limit allows.
         let mut left = limit - n;
+        let mut base = self.blocks.len();
         for chunk in self.grown() {
             if left == 0 {
                 break;
             }
             let m = left.min(GROW_CHUNK);
-            if let Some(b) = Self::claim_in(&chunk[..m], key) {
+            if let Some(b) = Self::claim_in(&chunk[..m], key, base) {
                 return Some(b);
             }
             left -= m;
+            base += GROW_CHUNK;
         }
         if left > 0
-            && let Some(chunk) = self.grow()
-            && let Some(b) = Self::claim_in(&chunk[..left.min(GROW_CHUNK)], key)
+            && let Some((k, chunk)) = self.grow()
+            && let Some(b) = Self::claim_in(
+                &chunk[..left.min(GROW_CHUNK)],
+                key,
+                self.blocks.len() + k * GROW_CHUNK,
+            )
         {
             return Some(b);
         }
@@ -303,25 +371,26 @@ impl<'a> Pool<'a> {
     }
 
     /// Allocates and publishes the next chunk (or finds the one another
-    /// claimer just published); `None` once all [`GROW_CHUNKS`] exist.
+    /// claimer just published); returns it with its position among the
+    /// chunks; `None` once all [`GROW_CHUNKS`] exist.
     #[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
-    fn grow(&self) -> Option<&'a [Block]> {
+    fn grow(&self) -> Option<(usize, &'a [Block])> {
         let chunks = self.chunks?;
-        let slot = chunks
+        let k = chunks
             .iter()
             // Relaxed: a guess at the first empty place; the CAS below
             // decides, and a chunk found there comes with its Acquire.
-            .find(|c| c.load(Ordering::Relaxed).is_null())?;
+            .position(|c| c.load(Ordering::Relaxed).is_null())?;
         let new: std::boxed::Box<[Block]> = (0..GROW_CHUNK).map(|_| Block::new()).collect();
         let p = std::boxed::Box::into_raw(new).cast::<Block>();
-        // Release: publishes the initialised blocks to `grown`'s Acquire;
+        // Release: publishes the initialised blocks to `chunk`'s Acquire;
         // Acquire on failure: the winner's chunk, used below.
         // mutants: publishes a chunk's initialised blocks (without the
         // pair, their first use races with their initialisation); growth
         // is compiled out under loom and shuttle, and under Miri it takes
         // 256 locks contended at once: `pool_growth` runs it natively
         // only, on x86, which does not reorder these.
-        match slot.compare_exchange(
+        match chunks[k].compare_exchange(
             core::ptr::null_mut(),
             p,
             Ordering::Release,
@@ -330,7 +399,7 @@ impl<'a> Pool<'a> {
             Ok(_) => {
                 crate::coverage::hit!("ron_raw.pool_grow");
                 // SAFETY: just published, leaked for good: `GROW_CHUNK` blocks.
-                Some(unsafe { core::slice::from_raw_parts(p, GROW_CHUNK) })
+                Some((k, unsafe { core::slice::from_raw_parts(p, GROW_CHUNK) }))
             }
             Err(theirs) => {
                 // SAFETY: `p` came from `Box::into_raw` above and was never
@@ -338,21 +407,25 @@ impl<'a> Pool<'a> {
                 drop(unsafe {
                     std::boxed::Box::from_raw(core::ptr::slice_from_raw_parts_mut(p, GROW_CHUNK))
                 });
-                // SAFETY: `theirs` is a published chunk (see `grown`).
-                Some(unsafe { core::slice::from_raw_parts(theirs, GROW_CHUNK) })
+                // SAFETY: `theirs` is a published chunk (see `chunk`).
+                Some((k, unsafe {
+                    core::slice::from_raw_parts(theirs, GROW_CHUNK)
+                }))
             }
         }
     }
 
     /// Without `std` (or under the model checkers) the pool never grows.
     #[cfg(not(all(feature = "std", not(loom), not(shuttle), not(ron_vm))))]
-    fn grow(&self) -> Option<&'a [Block]> {
+    fn grow(&self) -> Option<(usize, &'a [Block])> {
         None
     }
 
-    /// Claims a free block among `blocks`, probing at most 64 from a hash
-    /// of `key` (exhaustion is a round of TTAS, not a scan of the pool).
-    fn claim_in(blocks: &'a [Block], key: usize) -> Option<&'a Block> {
+    /// Claims a free block among `blocks` (the pool's blocks from index
+    /// `base + 1` on), probing at most 64 from a hash of `key` (exhaustion
+    /// is a round of TTAS, not a scan of the pool); returns it with its
+    /// index.
+    fn claim_in(blocks: &'a [Block], key: usize, base: usize) -> Option<(&'a Block, u32)> {
         let n = blocks.len();
         if n == 0 {
             return None;
@@ -362,16 +435,18 @@ impl<'a> Pool<'a> {
         // not a scan of the whole pool).
         let start = (key >> 4).wrapping_mul(0x9E37_79B9_7F4A_7C15_u64 as usize) % n;
         for i in 0..n.min(64) {
-            let b = &blocks[(start + i) % n];
+            let at = (start + i) % n;
+            let b = &blocks[at];
             // Relaxed: a guess; the CAS below decides.
-            if b.refs.load(Ordering::Relaxed) != 0 {
+            if b.head.refs.load(Ordering::Relaxed) != 0 {
                 continue;
             }
             // SeqCst (Acquire at least): the last user's drop (a Release
             // decrement) happens-before our cleaning below, so none of its
             // slot writes can land after it.
             // mutants: route order only (module docs, "What the orderings buy").
-            if b.refs
+            if b.head
+                .refs
                 .compare_exchange(0, 2, Ordering::SeqCst, Ordering::Relaxed)
                 .is_ok()
             {
@@ -383,7 +458,8 @@ impl<'a> Pool<'a> {
                     crate::coverage::hit!("ron_raw.pool_reuse");
                 }
                 b.slots.clean_within(active_slots());
-                return Some(b);
+                // `max_blocks` keeps every index within `u32`.
+                return Some((b, (base + at + 1) as u32));
             }
         }
         None
@@ -429,11 +505,14 @@ pub fn set_pool_limit(n: usize) {
     global().set_limit(n);
 }
 
-/// A reference to the block of one lock, held by a waiter for one round or
-/// by a releaser for its scan; dropping it may return the block.
+/// A reference to the block of one lock, held by a waiter across its
+/// rounds or by a releaser for its scan; dropping it may return the block.
 pub(crate) struct BlockRef<'a> {
     block: &'a Block,
-    home: &'a AtomicPtr<Block>,
+    /// The lock's block index.
+    home: &'a AtomicU32,
+    /// The index of `block` in its pool.
+    index: u32,
 }
 
 impl core::ops::Deref for BlockRef<'_> {
@@ -444,133 +523,143 @@ impl core::ops::Deref for BlockRef<'_> {
 }
 
 impl BlockRef<'_> {
-    /// Whether the lock still points at this block.
+    /// Whether the lock still names this block.
     pub(crate) fn is_current(&self) -> bool {
         // Relaxed: a hint; a block detached just after this check is still
         // ours until we drop it, and only route order is at stake.
-        core::ptr::eq(self.home.load(Ordering::Relaxed), self.block)
+        self.home.load(Ordering::Relaxed) == self.index
+    }
+
+    /// The lock's handover count (see [`Block`]).
+    pub(crate) fn handovers(&self) -> &AtomicU32 {
+        &self.block.head.handovers
     }
 }
 
 impl Drop for BlockRef<'_> {
     fn drop(&mut self) {
-        let b: *mut Block = (self.block as *const Block).cast_mut();
         // SeqCst (Release at least): our slot writes happen-before a later
         // claim's cleaning.
         // mutants: route order only (module docs, "What the orderings buy").
-        if self.block.refs.fetch_sub(1, Ordering::SeqCst) == 2 {
+        if self.block.head.refs.fetch_sub(1, Ordering::SeqCst) == 2 {
             // Only the lock's reference is left, if it is still attached:
             // return the block (whoever detaches it drops the lock's
             // reference; at most one CAS succeeds).
             // mutants: route order only (module docs, "What the orderings buy").
             if self
                 .home
-                .compare_exchange(
-                    b,
-                    core::ptr::null_mut(),
-                    Ordering::SeqCst,
-                    Ordering::Relaxed,
-                )
+                .compare_exchange(self.index, 0, Ordering::SeqCst, Ordering::Relaxed)
                 .is_ok()
             {
                 crate::coverage::hit!("ron_raw.pool_return");
                 // mutants: route order only (module docs, "What the orderings buy").
-                self.block.refs.fetch_sub(1, Ordering::SeqCst); // as above
+                self.block.head.refs.fetch_sub(1, Ordering::SeqCst); // as above
             }
         }
     }
 }
 
-/// Whether the block at `p` (null: none) has a registered waiter, read
-/// without taking a reference: the release's fast path.
+/// Whether the block with index `index` of `pool` (0: none) has a
+/// registered waiter, read without taking a reference: the release's fast
+/// path.
 ///
 /// The answer only steers: `false` makes the caller free the lock, which
 /// every waiter, registered or not, sees at its next look at the lock word.
+/// Blocks are type-stable, so a block returned (or claimed by another
+/// lock) meanwhile is still a block: the answer is then merely stale, and
+/// a stale answer costs route order, never exclusion.
 #[inline]
-pub(crate) fn anyone_registered(p: *mut Block) -> bool {
-    if p.is_null() {
+pub(crate) fn anyone_registered(pool: &Pool<'_>, index: u32) -> bool {
+    if index == 0 {
         return false;
     }
-    // SAFETY: `p` was loaded from a lock's block pointer, which only ever
-    // points at a block of a pool that outlives the lock; blocks are never
-    // freed (type-stable), so the read is valid even if the block was
-    // returned (or claimed by another lock) meanwhile: the answer is then
-    // merely stale, and a stale answer costs route order, never exclusion.
-    let block = unsafe { &*p };
-    let marked = block.slots.any_marked_within(active_slots());
+    let marked = pool
+        .block(index)
+        .is_some_and(|b| b.slots.any_marked_within(active_slots()));
     if !marked {
         crate::coverage::hit!("ron_raw.release_idle_block");
     }
     marked
 }
 
-/// Whether slot `t` of the block at `p` (null: none, every slot empty)
-/// has no registered waiter, read without a reference (a snapshot).
+/// Whether slot `t` of the block with index `index` of `pool` (0: none,
+/// every slot empty) has no registered waiter, read without a reference
+/// (a snapshot; stale answers cost route order only, as above).
 #[inline]
-pub(crate) fn slot_empty(p: *mut Block, t: usize) -> bool {
-    if p.is_null() {
-        return true;
-    }
-    // SAFETY: as in `anyone_registered`: blocks are type-stable and the
-    // pool outlives the lock; a stale answer costs route order only.
-    let block = unsafe { &*p };
-    block.slots.slot_empty(t % BLOCK_SLOTS)
+pub(crate) fn slot_empty(pool: &Pool<'_>, index: u32, t: usize) -> bool {
+    pool.block(index)
+        .is_none_or(|b| b.slots.slot_empty(t % BLOCK_SLOTS))
 }
 
-/// A reference to the block `home` points at, if any (no claim).
-pub(crate) fn current<'a>(home: &'a AtomicPtr<Block>) -> Option<BlockRef<'a>> {
+/// What a lock's block index gave.
+enum Found<'a> {
+    /// No block (index 0).
+    Nothing,
+    /// A reference to the lock's block.
+    Block(BlockRef<'a>),
+    /// An index the pool does not hold (the lock was used with another pool).
+    Foreign,
+}
+
+/// A reference to the block `home` names in `pool`, if any (no claim).
+fn find<'a>(home: &'a AtomicU32, pool: &Pool<'a>) -> Found<'a> {
     loop {
         // SeqCst: ordered with the waiters' registration (SeqCst), so a
         // releaser that sees no block is ordered before their next look at
         // the lock word.
         // mutants: route order only (module docs, "What the orderings buy").
-        let p = home.load(Ordering::SeqCst);
-        if p.is_null() {
-            return None;
+        let index = home.load(Ordering::SeqCst);
+        if index == 0 {
+            return Found::Nothing;
         }
-        // SAFETY: `home` only ever points at a block of a pool, and pools
-        // outlive every lock that uses them (the global one is static;
-        // a model's outlives its locks); blocks are never freed.
-        let block = unsafe { &*p };
+        let Some(block) = pool.block(index) else {
+            return Found::Foreign;
+        };
         // SeqCst: the count and the re-check below must not be reordered
         // (a detach between them would go unnoticed).
         // mutants: route order only (module docs, "What the orderings buy").
-        block.refs.fetch_add(1, Ordering::SeqCst);
+        block.head.refs.fetch_add(1, Ordering::SeqCst);
         // mutants: route order only (module docs, "What the orderings buy").
-        if home.load(Ordering::SeqCst) == p {
+        if home.load(Ordering::SeqCst) == index {
             crate::coverage::hit!("ron_raw.pool_use");
-            return Some(BlockRef { block, home });
+            return Found::Block(BlockRef { block, home, index });
         }
         // Detached meanwhile: whoever detached it dropped the lock's
         // reference, so ours is a plain one.
         crate::coverage::hit!("ron_raw.pool_stale");
         // mutants: route order only (module docs, "What the orderings buy").
-        block.refs.fetch_sub(1, Ordering::SeqCst); // as for a drop
+        block.head.refs.fetch_sub(1, Ordering::SeqCst); // as for a drop
+    }
+}
+
+/// A reference to the block `home` names in `pool`, if any (no claim).
+pub(crate) fn current<'a>(home: &'a AtomicU32, pool: &Pool<'a>) -> Option<BlockRef<'a>> {
+    match find(home, pool) {
+        Found::Block(r) => Some(r),
+        Found::Nothing | Found::Foreign => None,
     }
 }
 
 /// A reference to `home`'s block, claiming one from `pool` when it has none.
-pub(crate) fn enter<'a>(
-    home: &'a AtomicPtr<Block>,
-    pool: &Pool<'a>,
-    key: usize,
-) -> Option<BlockRef<'a>> {
+pub(crate) fn enter<'a>(home: &'a AtomicU32, pool: &Pool<'a>, key: usize) -> Option<BlockRef<'a>> {
     loop {
-        if let Some(r) = current(home) {
-            return Some(r);
+        match find(home, pool) {
+            Found::Block(r) => return Some(r),
+            // Not ours to use or replace: wait unregistered.
+            Found::Foreign => return None,
+            Found::Nothing => {}
         }
-        let block = pool.claim(key)?;
-        let p: *mut Block = (block as *const Block).cast_mut();
+        let (block, index) = pool.claim(key)?;
         // SeqCst (Release at least): publishes the cleaned block to the
-        // users that load the pointer; on failure we only loop.
+        // users that load the index; on failure we only loop.
         // mutants: route order only (module docs, "What the orderings buy").
-        match home.compare_exchange(core::ptr::null_mut(), p, Ordering::SeqCst, Ordering::SeqCst) {
-            Ok(_) => return Some(BlockRef { block, home }),
+        match home.compare_exchange(0, index, Ordering::SeqCst, Ordering::SeqCst) {
+            Ok(_) => return Some(BlockRef { block, home, index }),
             Err(_) => {
                 // Another waiter published first: give ours back, use theirs.
                 crate::coverage::hit!("ron_raw.pool_publish_lost");
                 // mutants: route order only (module docs, "What the orderings buy").
-                block.refs.fetch_sub(2, Ordering::SeqCst); // as for a drop
+                block.head.refs.fetch_sub(2, Ordering::SeqCst); // as for a drop
             }
         }
     }

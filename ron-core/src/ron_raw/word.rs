@@ -12,14 +12,17 @@
 //! Slots (and, for `RonRaw`, the pooled block that holds them) only steer
 //! *who* takes a `HANDED` word first.
 //!
-//! `seq` is the low 16 bits of the lock's handover count, which only the
-//! owner writes (a relaxed counter beside the word, ordered by the lock
-//! itself) and which survives `FREE` periods: `HANDED(s, n)` recurs only
-//! after 65,536 further handovers, never merely because the lock went idle.
-//! That is what lets a waiter judge a handover's age by how long it has
-//! watched one word value (see
-//! [`WATCH_HORIZON_NS`](super::WATCH_HORIZON_NS) for the wrap). The slot
-//! takes 14 bits (`S <= 16384`). The fast path never touches the counter.
+//! `seq` is the low 16 bits of a handover count that only the owner writes
+//! (a relaxed counter ordered by the lock itself, passed to
+//! [`Word::next_owner`]): `RonInline` keeps it beside its word, `RonRaw` in
+//! its pooled block (a handover needs the block anyway). It survives `FREE`
+//! periods (for `RonRaw`: while the lock keeps its block): `HANDED(s, n)`
+//! recurs only after 65,536 further handovers, never merely because the
+//! lock went idle. That is what lets a waiter judge a handover's age by how
+//! long it has watched one word value (see
+//! [`WATCH_HORIZON_NS`](super::WATCH_HORIZON_NS) for the wrap, and for what
+//! a block change does to it). The slot takes 14 bits (`S <= 16384`). The
+//! fast path never touches the counter.
 
 use super::wait::{
     PHASE_A_LOOKS, PHASE_A_PAUSE_MAX, Watch, cpu_looked_shared, first_budget, give_cpu_away,
@@ -147,18 +150,15 @@ fn answer_bell(bell: &AtomicU32, w: u32) -> u32 {
     }
 }
 
-/// The lock word and the handover count, 8 bytes.
+/// The lock word, 4 bytes (the handover count lives with the slots).
 pub(crate) struct Word {
     pub(crate) state: AtomicU32,
-    /// Handovers so far (wrapping); written only by the owner, so it is
-    /// data protected by the lock itself.
-    pub(crate) handovers: AtomicU32,
 }
 
 impl Word {
     crate::sync::const_fn_unless_loom! {
         pub(crate) fn new() -> Word {
-            Word { state: AtomicU32::new(FREE), handovers: AtomicU32::new(0) }
+            Word { state: AtomicU32::new(FREE) }
         }
     }
 
@@ -548,7 +548,9 @@ impl Word {
 
     /// The word a release through `room` writes: hands the lock to the
     /// next registered slot along the route after slot `from`, on the ring
-    /// of its first `active` slots (ringing its doorbell), or `FREE`. The caller stores it with
+    /// of its first `active` slots (ringing its doorbell), counting the
+    /// handover in `handovers` (the room's count: written only by owners of
+    /// the lock), or `FREE`. The caller stores it with
     /// [`publish`](Self::publish) once it no longer touches the room.
     #[inline]
     pub(crate) fn next_owner<const S: usize>(
@@ -556,18 +558,21 @@ impl Word {
         room: &SlotTable<S>,
         from: usize,
         active: usize,
+        handovers: &AtomicU32,
     ) -> u32 {
         // Ring the doorbell first (it checks that the slot has a waiter),
         // then publish the handover: a waiter woken early just sees LOCKED
         // for a moment and looks again.
         // Relaxed, both: the counter is written only by owners, and the
-        // lock's own Acquire/Release chain orders consecutive owners; a
-        // torn view could only cost route order anyway.
-        let n = self.handovers.load(Ordering::Relaxed).wrapping_add(1);
+        // lock's own Acquire/Release chain orders consecutive owners (for a
+        // pooled block reused by another lock, the count's
+        // read-modify-writes order the two); a torn view could only cost
+        // route order anyway.
+        let n = handovers.load(Ordering::Relaxed).wrapping_add(1);
         match room.grant_next_bitmap_within::<true>(from, active, n) {
             Some(t) => {
                 crate::coverage::hit!("ron_raw.handover");
-                self.handovers.store(n, Ordering::Relaxed);
+                handovers.store(n, Ordering::Relaxed);
                 handed(t, n)
             }
             None => {
