@@ -71,6 +71,9 @@ fn ron_raw_is_8_bytes() {
     // touches only the first `active_slots()`), 16 without.
     if !ron_core::coverage::ENABLED {
         let slots = ron_core::ron_raw::BLOCK_SLOTS;
-        assert_eq!(size_of::<ron_core::ron_raw::pool::Block>(), 128 * (slots + 1));
+        assert_eq!(
+            size_of::<ron_core::ron_raw::pool::Block>(),
+            128 * (slots + 1)
+        );
     }
 }

@@ -29,15 +29,30 @@
 //! | phase | what the waiter does | how long | what ends it |
 //! |---|---|---|---|
 //! | fast path | one CAS `FREE -> LOCKED` | once | success, or on to A |
-//! | A: unregistered spin | TTAS looks at the lock word, backoff doubling up to [`PHASE_A_PAUSE_MAX`] pauses; a yield per look instead once its thread's last yield showed the CPU shared (a spinning look there only slows a running holder or keeps a preempted one off the CPU) | [`PHASE_A_LOOKS`] looks, first round only | taking the lock (free, or a stale handover); on to B at once when it sees a handover in the word (unless its CPU looked shared), else after its looks |
-//! | B: registered spin | registers in its slot (a `RonRaw` enters its lock's pooled block, claiming one if the lock has none, and keeps it until it gets the lock), spins on the slot's doorbell and looks at the lock word only once right after registering, whenever the doorbell rings, and once at the end of the round (so each acquisition's two writes of the word do not send every waiter a miss; the look after registering catches a release that scanned just before it registered) | [`PHASE_B_LOOKS`] spins in the first round, then adapted between [`PHASE_B_MIN`] and [`PHASE_B_MAX`] | taking a handover to its slot (at once), a free lock, or a stale handover; else leaves the slot, looks once more, on to C |
+//! | A: unregistered spin | TTAS looks at the lock word, backoff doubling up to [`PHASE_A_PAUSE_MAX`] pauses; a yield per look instead once its thread's last yield showed the CPU shared (a spinning look there only slows a running holder or keeps a preempted one off the CPU) | [`PHASE_A_LOOKS`] looks, first round only; none when waiters are already registered (a `RonRaw` with a block, a `RonInline` with a marked slot) and its CPU did not look shared | taking the lock (free, or a stale handover); on to B at once when it sees a handover in the word (unless its CPU looked shared), else after its looks |
+//! | B: registered spin | registers in its slot (a `RonRaw` enters its lock's pooled block, claiming one if the lock has none, and keeps it until it gets the lock), spins on the slot's doorbell and looks at the lock word only once right after registering, whenever the doorbell rings, and once at the end of the round (so each acquisition's two writes of the word do not send every waiter a miss; the look after registering catches a release that scanned just before it registered). When the doorbell rings it first tries the handover the releaser noted beside the doorbell (one CAS, no load of the word); with slot-mates, only the one that clears the doorbell first looks | the thread's last round's budget (its first: [`PHASE_B_LOOKS`] spins), adapted between [`PHASE_B_MIN`] and [`PHASE_B_MAX`] | taking a handover to its slot (at once), a free lock, or a stale handover; else leaves the slot, looks once more, on to C |
 //! | B': unregistered round | when no block is to be had (pool exhausted): TTAS looks every 8 spins | as B | as B |
-//! | C: yield | gives the CPU away; a yield back within [`QUICK_YIELD_NS`] (nobody else runnable) doubles the next B, a slow one quarters it | one `sched_yield` (without `std`: a short backoff) | always: a new round of B |
+//! | C: yield | gives the CPU away; a yield back within [`QUICK_YIELD_NS`] (nobody else runnable) doubles the next B, a slow one quarters it, and the thread keeps the budget for its next wait | one `sched_yield` (without `std`: a short backoff) | always: a new round of B |
 //! | give-up (timed) | leaves its slot, takes a handover to its slot that raced with leaving, drops its block reference | when `keep_waiting` (a deadline) says no, asked after every failed look | returns `None` (or the lock, if the last look took it) |
 //!
 //! Under contention with one thread per CPU, the waiters are registered and
 //! the lock travels along the route; at low contention it behaves like a
 //! TTAS lock (no handover cost, the fast path is one CAS and one store).
+//!
+//! ## What a handover costs
+//! Measured on the virtual many-core machine (`docs/vm.md`), where every
+//! cache-line transfer on the handover's path shows. A waiter that takes
+//! its slot's handover leaves its slot's bitmap bit and (alone in its
+//! slot) its doorbell set: the next scan that finds the slot empty clears
+//! the bit, and the next registration clears the doorbell in the same
+//! read-modify-write that counts it, so neither costs the new owner a
+//! transfer before its critical section. The release writes the
+//! handover's number beside the doorbell of the slot it rings, and the
+//! woken waiter takes the lock with one CAS from that value instead of a
+//! load and a CAS. What is left on the path: the release's ring of the
+//! grantee's doorbell, the grantee's read of it, its CAS of the lock
+//! word, its slot count and block reference, and the critical section's
+//! data.
 //!
 //! ## Lock word
 //! | value | meaning | who may write next |
@@ -102,7 +117,7 @@
 //! the `*_in_pool` entry points take a model's own), a slice index for the
 //! static blocks and one more load for a grown chunk's, paid only while the
 //! lock has a block. The handover count moved into the block, beside its
-//! reference count (see "Lock word" above for what that changes). The 16
+//! reference count (see "Lock word" above for what that changes). The
 //! route-ordered slots live in a process-wide [`pool`] of blocks; a lock
 //! claims one only when a waiter wants to register and returns it as soon
 //! as no waiter holds it (a waiter keeps it from its first registration
@@ -112,15 +127,25 @@
 //! table of wait queues and of [`ShRon`](crate::ShRon)'s process-wide
 //! table, chosen over them because a per-lock block keeps what made the
 //! inline lock fast under contention: the waiters of one lock spin on that
-//! lock's own 16 lines, and a release scans one bitmap word. Claiming
-//! costs a CAS on the block's count and cleaning 16 lines, once per
-//! contention episode; reclamation is a reference count in the block,
+//! lock's own lines, and a release scans a bitmap word per 64 slots.
+//! Claiming costs a CAS on the block's count and cleaning the lines of the
+//! slots in use, once per contention episode; reclamation is a reference
+//! count in the block,
 //! safe because blocks are type-stable (see [`pool`]). Ownership never
 //! depends on a block: blocks only steer *who* gets a handover.
 //!
-//! Sixteen slots are sixteen arcs of the route: on a 16-CPU machine one
-//! CPU per slot, on a 128-CPU machine 8 neighbouring CPUs per slot (a CCX,
-//! roughly). Uncontended lock + unlock: one CAS, one load of the block
+//! A block has [`BLOCK_SLOTS`] slots (256 with `std`, 16 without), of
+//! which a lock uses the first [`active_slots`]: one per CPU of the
+//! installed route (its length rounded up to a power of two; 16 while no
+//! route is installed). One CPU per slot matters on many cores: waiters
+//! that share a slot share a doorbell, so every ring sends them all a
+//! miss and they race for the lock word (on the virtual 128-CPU EPYC
+//! 7773X, 16 slots of 8 CPUs each made the handover about 4x slower than
+//! one slot per CPU). Beyond 256 CPUs, neighbours along the route share a
+//! slot. A claim cleans only the slots in use, so on a small machine a
+//! block costs a few lines, not its 32 KiB.
+//!
+//! Uncontended lock + unlock: one CAS, one load of the block
 //! index (the same 8 bytes, so the same line), one release store; while
 //! the lock keeps a block (a waiter holds it across its rounds), one more
 //! load, of the block's bitmap (and, for a block of a grown chunk, of the
@@ -132,7 +157,7 @@
 //! |---|---|---|
 //! | per lock | 8 bytes (the lock word and a block index) | the same |
 //! | blocks | [`POOL_BLOCKS`] (256) static | 256 static, then chunks of [`GROW_CHUNK`] (256) allocated as the static ones are all in use, up to [`GROW_CHUNKS`] (15) chunks: [`POOL_MAX_BLOCKS`] = 4096 |
-//! | memory | 2176 bytes a block: 557 KiB of zero-initialised static memory, touched only as blocks get used | the same, plus 557 KiB per chunk allocated (at most 8.5 MiB in all); chunks are never freed (blocks are type-stable) |
+//! | memory | 2176 bytes a block (16 slots): 557 KiB of zero-initialised static memory, touched only as blocks get used | 32,896 bytes a block (256 slots): 8.0 MiB of zero-initialised static memory, plus 8.0 MiB of zeroed allocation per chunk (at most 128.5 MiB in all, address space rather than resident memory); of a block in use only its first [`active_slots`] slots are touched (on a 2-CPU machine 3 lines, on a 128-CPU one 129 lines, 16 KiB), so resident memory follows the contended locks and the machine's size; chunks are never freed (blocks are type-stable) |
 //! | in use | one block per lock with a registered waiter *at that moment* (a waiter keeps it from its first registration until it gets the lock) | the same |
 //! | exhausted | further waiters wait unregistered on the lock word (TTAS with yields, phase B'): slower handovers, never an error or a hang | the same, once 4096 blocks are in use |
 //!
@@ -193,7 +218,8 @@ pub const DEFAULT_SLOTS: usize = 16;
 
 /// The recommended RON lock; see the [module docs](self). 8 bytes (the
 /// lock word and a block index, 8-aligned so that both share a line); its
-/// 16 slots come from the [`pool`] while it is contended.
+/// route-ordered slots (one per CPU, up to 256) come from the [`pool`]
+/// while it is contended.
 #[repr(C, align(8))]
 pub struct RonRaw {
     word: Word,
@@ -395,9 +421,7 @@ impl RonRaw {
         // The CPU hint (for a fast-path token) is user code: it is asked
         // before anything changes, and if it panics the release runs from
         // slot 0 instead, so an unlock never unwinds with the lock held.
-        token.release_from_slot_of(pool::active_slots(), |from| {
-            self.release_from(pool, from)
-        });
+        token.release_from_slot_of(pool::active_slots(), |from| self.release_from(pool, from));
     }
 
     /// The release, handing over from slot `from` + 1.

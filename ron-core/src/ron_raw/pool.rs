@@ -1,7 +1,8 @@
 //! The process-wide pool of slot blocks that `RonRaw` borrows from while it
 //! has registered waiters.
 //!
-//! A [`Block`] is 16 route-ordered slots (the waiting rooms of one lock),
+//! A [`Block`] is [`BLOCK_SLOTS`] route-ordered slots (the waiting rooms
+//! of one lock; it uses the first [`active_slots`]),
 //! a reference count and the lock's handover count. A lock holds no block
 //! while it is uncontended; the first waiter that wants to register
 //! *claims* a free block (a CAS of its count `0 -> 2`: one reference for
