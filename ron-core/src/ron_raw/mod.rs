@@ -204,8 +204,8 @@ pub use pool::{
     set_pool_limit,
 };
 pub use wait::{
-    PATIENCE, PATIENCE_NS, PHASE_A_LOOKS, PHASE_A_PAUSE_MAX, PHASE_B_LOOKS, PHASE_B_MAX,
-    PHASE_B_MIN, QUICK_YIELD_NS, WATCH_HORIZON_NS,
+    FAIR_EVERY_NS, PATIENCE, PATIENCE_NS, PHASE_A_LOOKS, PHASE_A_PAUSE_MAX, PHASE_B_LOOKS,
+    PHASE_B_MAX, PHASE_B_MIN, QUICK_YIELD_NS, WATCH_HORIZON_NS,
 };
 
 use pool::BlockRef;
@@ -409,8 +409,16 @@ impl RonRaw {
         // waiter's publication and registration; a release that misses
         // them frees the lock, which the waiter (polling the lock word)
         // takes at its next look; loom does not explore store buffering.
-        if !pool::anyone_registered(pool, self.block.load(Ordering::SeqCst)) {
+        let index = self.block.load(Ordering::SeqCst);
+        if !pool::anyone_registered(pool, index) {
             self.word.release_free();
+            if index != 0 {
+                // Waiters hold the block but none spins registered: they
+                // are off the CPU (yielding), and this thread may keep
+                // taking the lock back by its fast path. Now and then let
+                // them run (see `FAIR_EVERY_NS`).
+                wait::after_unseen_release();
+            }
             return;
         }
         self.release_slow(pool, token);

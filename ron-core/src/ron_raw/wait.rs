@@ -26,6 +26,54 @@ pub const PHASE_B_LOOKS: u32 = 2;
 pub const PHASE_B_MIN: u32 = 64;
 /// Longest registered spin: reached while yields return at once (a CPU each).
 pub const PHASE_B_MAX: u32 = 16384;
+/// How often (ns) a thread that frees a `RonRaw` while its waiters are
+/// all off the CPU (they hold the lock's block, none is registered) yields
+/// its CPU once after the release, so that they get to run and take the
+/// lock instead of this thread taking it back by the fast path for the
+/// rest of its time slice: parking_lot's "eventual fairness" (a fair
+/// unlock about every 0.5 ms), without a handover. It only concerns threads
+/// that outnumber CPUs; the check runs every [`FAIR_CHECK_EVERY`] such
+/// releases (a clock read on each would cost the barging thread more than
+/// the yields do).
+pub const FAIR_EVERY_NS: u64 = 500_000;
+/// Releases with unseen waiters between two clock reads (see
+/// [`FAIR_EVERY_NS`]).
+const FAIR_CHECK_EVERY: u32 = 64;
+
+#[cfg(all(feature = "std", not(loom), not(shuttle), not(miri)))]
+crate::sync::thread_local! {
+    /// Releases with unseen waiters since the last clock read, and the
+    /// time of this thread's last fairness yield.
+    static FAIR: core::cell::Cell<(u32, Option<crate::sync::Instant>)> =
+        const { core::cell::Cell::new((0, None)) };
+}
+
+/// After a release that freed the lock while its waiters were all off the
+/// CPU: yields once every [`FAIR_EVERY_NS`] (checked every
+/// [`FAIR_CHECK_EVERY`] calls). Does nothing without `std` (no scheduler
+/// to ask) and under the model checkers and Miri.
+#[inline]
+pub(crate) fn after_unseen_release() {
+    #[cfg(all(feature = "std", not(loom), not(shuttle), not(miri)))]
+    FAIR.with(|f| {
+        let (n, last) = f.get();
+        if n + 1 < FAIR_CHECK_EVERY {
+            f.set((n + 1, last));
+            return;
+        }
+        let now = crate::sync::Instant::now();
+        let due = last
+            .is_none_or(|t| now.saturating_duration_since(t).as_nanos() as u64 >= FAIR_EVERY_NS);
+        if due {
+            crate::coverage::hit!("ron_raw.fair_yield");
+            crate::sync::yield_now();
+            f.set((0, Some(now)));
+        } else {
+            f.set((0, last));
+        }
+    });
+}
+
 /// A `sched_yield` that returns faster than this (ns) found nobody else to
 /// run: the waiter has its CPU to itself and may spin longer next round.
 pub const QUICK_YIELD_NS: u64 = 5_000;
