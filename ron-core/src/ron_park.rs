@@ -112,9 +112,9 @@
 //! is a waiter slow to run after its wake-up.
 //!
 //! ## Spin budget
-//! One budget per lock, in looks at the lock word: the first looks are
-//! separated by exponentially growing pauses (1, 2, 4 .. 64), later ones by
-//! a yield of the CPU. The budget doubles (up to [`SPIN_MAX`]) when a
+//! One budget per lock, in looks at the lock word, separated by
+//! exponentially growing pauses (1, 2, 4 .. 2048 `spin_loop` hints; no
+//! yield, see `pause`). The budget doubles (up to [`SPIN_MAX`]) when a
 //! spinner takes the lock, and halves (down to [`SPIN_MIN`]) whenever a
 //! waiter has to sleep, so it shrinks when threads outnumber CPUs and
 //! spinning stops paying, and grows back when handovers happen while
@@ -156,25 +156,26 @@ const PARKED: u32 = 2;
 /// Fewest looks a waiter takes at the lock word before it parks.
 pub const SPIN_MIN: u32 = if cfg!(loom) { 1 } else { 2 };
 /// Most looks a waiter takes at the lock word before it parks.
-pub const SPIN_MAX: u32 = if cfg!(loom) { 1 } else { 20 };
+pub const SPIN_MAX: u32 = if cfg!(loom) { 1 } else { 12 };
 /// Budget of a new lock.
 const SPIN_INIT: u32 = if cfg!(loom) { 1 } else { 10 };
-/// Looks that pause (2^look pauses each) before looks start to yield.
-const PAUSE_LOOKS: u32 = 7;
+/// Looks from which the spin phase checks the deadline (the pauses before
+/// them are short).
+const CLOCK_LOOKS: u32 = 7;
+/// Most pauses between two looks, as a power of two: fewer under Miri,
+/// where every pause hint is a yield of its scheduler.
+const PAUSE_SHIFT_MAX: u32 = if cfg!(miri) { 3 } else { 11 };
 
-/// Between two looks of the spin phase: `2^look` pauses for the first
-/// [`PAUSE_LOOKS`] looks, then a yield of the CPU (a co-runner, maybe the
-/// holder, gets it without a futex round trip). A plain pause under loom:
-/// the budget is bounded, and a loom yield would let every release run
-/// first.
+/// Between two looks of the spin phase: `2^look` pauses (at most
+/// `2^PAUSE_SHIFT_MAX`). No yield: on a loaded machine a yield hands the
+/// CPU to other processes' threads for a time slice (the scheduler moves
+/// the yielder back), so waiters that yielded lost their CPU share; a
+/// waiter that has spent its budget parks instead, which frees the CPU for
+/// a co-runner (maybe the holder) just as well.
 #[inline]
 fn pause(look: u32) {
-    if cfg!(loom) || look < PAUSE_LOOKS {
-        for _ in 0..1u32 << look.min(PAUSE_LOOKS) {
-            core::hint::spin_loop();
-        }
-    } else {
-        std::thread::yield_now();
+    for _ in 0..1u32 << look.min(PAUSE_SHIFT_MAX) {
+        core::hint::spin_loop();
     }
 }
 /// Default number of slots.
@@ -315,9 +316,9 @@ impl<const S: usize> RonPark<S> {
                         .store((budget.saturating_mul(2)).min(SPIN_MAX), Ordering::Relaxed);
                     return Some(SlotToken::at(s));
                 }
-                // Only the yielding looks check the clock (the pausing
-                // ones are short); nothing is registered yet.
-                if look >= PAUSE_LOOKS && deadline.expired() {
+                // Only the long pauses check the clock (the first ones are
+                // short); nothing is registered yet.
+                if look >= CLOCK_LOOKS && deadline.expired() {
                     return None;
                 }
                 pause(look);
@@ -384,8 +385,8 @@ impl<const S: usize> RonPark<S> {
     }
 
     /// A woken waiter's looks at the lock word before it competes for it,
-    /// while it is still registered: up to `budget` looks (the spin
-    /// phase's pauses, then yields), until the lock is seen free or the
+    /// while it is still registered: up to `budget` looks (with the spin
+    /// phase's pauses), until the lock is seen free or the
     /// deadline passes. Only loads: it changes nothing, so for the
     /// protocol it is a waiter slow to run after its wake-up.
     fn spin_registered(&self, budget: u32, deadline: Deadline) {
@@ -395,7 +396,7 @@ impl<const S: usize> RonPark<S> {
                 crate::coverage::hit!("ron_park.woken_sees_free");
                 return;
             }
-            if look >= PAUSE_LOOKS && deadline.expired() {
+            if look >= CLOCK_LOOKS && deadline.expired() {
                 return;
             }
             pause(look);
