@@ -328,7 +328,7 @@ impl<const S: usize> RonPark<S> {
                 .store((budget / 2).max(SPIN_MIN), Ordering::Relaxed); // as above
             // The epoch is read *before* the slot shows us as a sleeper: a
             // release whose scan sees our `sleepers` increment may bump
-            // this slot's epoch at once, even before our `word` RMW, and
+            // this slot's epoch at once, even before our `state` RMW, and
             // that bump must wake us (it is the one wake-up in flight).
             // Relaxed: ordered before the increment's Release below.
             let epoch = slot.epoch.load(Ordering::Relaxed);
@@ -479,7 +479,7 @@ impl<const S: usize> RonPark<S> {
             if slot.sleepers.load(Ordering::Acquire) != 0 {
                 crate::coverage::hit!("ron_park.wakes");
                 // Relaxed: only wakes; the woken thread takes the lock
-                // through `word`, and the parking waiter's `epoch` read
+                // through `lock`, and the parking waiter's `epoch` read
                 // needs no pairing (see the registration).
                 slot.epoch.fetch_add(1, Ordering::Relaxed);
                 futex::wake(&slot.epoch, 1);
@@ -515,8 +515,9 @@ impl<const S: usize> RonPark<S> {
     #[cold]
     fn release_slow(&self, token: SlotToken) {
         // The lock is free already. The CPU hint (for a fast-path token)
-        // is user code: if it panics, `release_from_slot` wakes from slot
-        // 0 instead, so a claimed wake-up still goes out.
+        // is user code: if it panics, `release_from_slot` claims and wakes
+        // from slot 0 instead, so the wake-up this release owes still goes
+        // out before the panic unwinds.
         token.release_from_slot::<S>(|from| self.claim_and_wake(from, || {}));
     }
 
