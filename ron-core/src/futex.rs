@@ -6,9 +6,16 @@
 //!
 //! `wait` may always return early (a signal, a spurious wake-up, the
 //! deadline): callers re-check their condition in a loop.
+//!
+//! Also the asymmetric fence of a sleeper's Dekker check ([`light_fence`],
+//! [`heavy_fence`]): on Linux the heavy side is `membarrier(2)`
+//! (`MEMBARRIER_CMD_PRIVATE_EXPEDITED`), which runs a full memory barrier
+//! on every CPU running a thread of this process, so the light side, on
+//! the hot path, is only a compiler fence. Where `membarrier` cannot be
+//! registered (an old kernel, a seccomp filter), elsewhere, and under
+//! loom, shuttle, Miri and the VM, both sides are `fence(SeqCst)`.
 
 use crate::sync::AtomicU32;
-#[cfg(not(all(target_os = "linux", not(loom), not(shuttle), not(ron_vm))))]
 use crate::sync::Ordering;
 use crate::timed::Deadline;
 
@@ -73,3 +80,116 @@ pub(crate) fn wait(word: &AtomicU32, seen: u32, deadline: Deadline) {
 /// Pollers need no wake-up.
 #[cfg(not(all(target_os = "linux", not(loom), not(shuttle), not(ron_vm))))]
 pub(crate) fn wake(_word: &AtomicU32, _n: u32) {}
+
+/// Whether this build may use `membarrier(2)` for [`heavy_fence`].
+const MEMBARRIER_BUILD: bool = cfg!(all(
+    target_os = "linux",
+    not(loom),
+    not(shuttle),
+    not(ron_vm),
+    not(miri)
+));
+
+/// [`ASYM`]: registration not tried yet.
+const ASYM_UNKNOWN: u8 = 0;
+/// [`ASYM`]: the process is registered for expedited private membarriers.
+const ASYM_MEMBARRIER: u8 = 1;
+/// [`ASYM`]: membarrier is unavailable; both sides fence.
+const ASYM_FENCE: u8 = 2;
+
+/// Which asymmetric fence this process uses; it leaves `ASYM_UNKNOWN`
+/// once, in the first [`heavy_fence`], and never changes again. A plain
+/// `core` atomic even under loom or shuttle: those builds never leave
+/// `ASYM_UNKNOWN` (`MEMBARRIER_BUILD` is false), so it is no part of any
+/// model.
+static ASYM: core::sync::atomic::AtomicU8 = core::sync::atomic::AtomicU8::new(ASYM_UNKNOWN);
+
+/// The cheap side of the asymmetric fence: orders this thread's earlier
+/// stores before its later loads as seen by a thread that runs
+/// [`heavy_fence`], as `fence(SeqCst)` on both sides would.
+///
+/// With `membarrier` registered it is a compiler fence: the other side's
+/// `membarrier` runs a full barrier on this thread's CPU if it is running
+/// (between two of its instructions, in program order), and a context
+/// switch is one if it is not. Where registration failed it is a real
+/// `fence(SeqCst)`. The first fence of the process (either side) decides,
+/// once, in [`asym_mode`]; every [`heavy_fence`] after that decision
+/// issues a `membarrier` if it was the registration, so no light side's
+/// compiler fence ever pairs with a heavy side's plain fence.
+#[inline]
+pub(crate) fn light_fence() {
+    // Relaxed: the value only picks which fence runs (see above).
+    let mode = if MEMBARRIER_BUILD {
+        ASYM.load(core::sync::atomic::Ordering::Relaxed)
+    } else {
+        ASYM_FENCE
+    };
+    if mode == ASYM_MEMBARRIER || (mode == ASYM_UNKNOWN && asym_mode() == ASYM_MEMBARRIER) {
+        core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+    } else {
+        crate::sync::fence(Ordering::SeqCst);
+    }
+}
+
+/// The expensive side of the asymmetric fence (see [`light_fence`]): a
+/// `membarrier` if the process is registered, else `fence(SeqCst)`; also
+/// a `fence(SeqCst)` for this thread itself.
+pub(crate) fn heavy_fence() {
+    // This thread's own order: its earlier stores before its later loads.
+    crate::sync::fence(Ordering::SeqCst);
+    #[cfg(all(target_os = "linux", not(loom), not(shuttle), not(ron_vm), not(miri)))]
+    if asym_mode() == ASYM_MEMBARRIER {
+        // SAFETY: membarrier takes two integers and touches no memory of
+        // ours; the process is registered, so the command runs a full
+        // barrier on every CPU running one of its threads.
+        unsafe {
+            libc::syscall(
+                libc::SYS_membarrier,
+                CMD_PRIVATE_EXPEDITED,
+                0 as libc::c_long,
+            )
+        };
+    }
+}
+
+/// `MEMBARRIER_CMD_PRIVATE_EXPEDITED` (linux/membarrier.h).
+#[cfg(all(target_os = "linux", not(loom), not(shuttle), not(ron_vm), not(miri)))]
+const CMD_PRIVATE_EXPEDITED: libc::c_long = 1 << 3;
+/// `MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED` (linux/membarrier.h).
+#[cfg(all(target_os = "linux", not(loom), not(shuttle), not(ron_vm), not(miri)))]
+const CMD_REGISTER_PRIVATE_EXPEDITED: libc::c_long = 1 << 4;
+
+/// The process's asymmetric fence, registering `membarrier` on first use
+/// (`ASYM_FENCE` in builds without it).
+#[cold]
+#[inline(never)]
+fn asym_mode() -> u8 {
+    #[cfg(all(target_os = "linux", not(loom), not(shuttle), not(ron_vm), not(miri)))]
+    {
+        use core::sync::atomic::Ordering::Relaxed;
+        // Relaxed: the value only picks the fence; ASYM leaves
+        // ASYM_UNKNOWN once, by the CAS below, and never changes again.
+        let mode = ASYM.load(Relaxed);
+        if mode != ASYM_UNKNOWN {
+            return mode;
+        }
+        // SAFETY: membarrier takes two integers and touches no memory of
+        // ours; registering twice (two threads racing here) is allowed.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_membarrier,
+                CMD_REGISTER_PRIVATE_EXPEDITED,
+                0 as libc::c_long,
+            )
+        };
+        let ours = if r == 0 { ASYM_MEMBARRIER } else { ASYM_FENCE };
+        // Relaxed: as above. The first decision stands: a thread that lost
+        // the race takes the winner's.
+        match ASYM.compare_exchange(ASYM_UNKNOWN, ours, Relaxed, Relaxed) {
+            Ok(_) => ours,
+            Err(now) => now,
+        }
+    }
+    #[cfg(not(all(target_os = "linux", not(loom), not(shuttle), not(ron_vm), not(miri))))]
+    ASYM_FENCE
+}

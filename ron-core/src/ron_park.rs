@@ -16,33 +16,48 @@
 //! ## States
 //! | field | meaning | written by |
 //! |---|---|---|
-//! | `word` bit 0 | `LOCKED` | set by the CAS that takes the lock, cleared by the release's CAS |
-//! | `word` bit 1 | `WAKING`: a wake-up is on its way | set by a release (or a leaving timed waiter) in the same CAS that frees the lock, only while threads are parked; cleared by every unpark |
-//! | `word` bits 2.. | threads parked in any slot (registered, possibly not asleep yet) | `+4` by a parking waiter, `-4` when it wakes or leaves |
-//! | slot `sleepers` | threads parked in this slot | `+1` (after reading `epoch`) before the `word` `+4`; `-1` before the `word` `-4` |
+//! | `lock` | `LOCKED` (`1`) or free (`0`) | set by the CAS that takes the lock, cleared by the release's store |
+//! | `state` bit 0 | `WAKING`: a wake-up is on its way | set by a release (or a leaving timed waiter) that saw the lock free and threads parked, in an RMW that requires them parked; cleared by every unpark |
+//! | `state` bits 1.. | threads parked in any slot (registered, possibly not asleep yet) | `+2` by a parking waiter, `-2` when it wakes or leaves |
+//! | slot `sleepers` | threads parked in this slot | `+1` (after reading `epoch`) before the `state` `+2`; `-1` before the `state` `-2` |
 //! | slot `epoch` | futex word: wake-ups sent to this slot (wrapping) | `+1` by a release that picked this slot |
 //!
-//! A parking waiter: reads `epoch`, `sleepers += 1`, `word += 4`; if that
-//! RMW saw the lock free it tries to take it instead of sleeping, else it
-//! sleeps while `epoch` is unchanged. A release: one CAS clears `LOCKED`
-//! and, if threads are parked and `WAKING` is clear, sets `WAKING`; then it
-//! scans the slots from its own + 1 along the route and, in the first with
-//! `sleepers != 0`, bumps `epoch` and wakes one sleeper. With `WAKING`
-//! set, releases wake nobody: one woken thread at a time competes for the
-//! lock, instead of one futex wake per release.
+//! `lock` and `state` share a cache line but not a word: taking the lock
+//! is one CAS of `lock` and freeing it one store, whatever the parked
+//! count, as in a test-and-set lock.
+//!
+//! A parking waiter: reads `epoch`, `sleepers += 1`, `state += 2`, a
+//! heavy fence, then looks at `lock`; if it is free it tries to take it
+//! instead of sleeping, else it sleeps while `epoch` is unchanged. A
+//! release: stores `0` to `lock`, a light fence, then looks at `state`; if
+//! threads are parked and `WAKING` is clear, it sets `WAKING` (an RMW that
+//! fails if that changed meanwhile), scans the slots from its own + 1
+//! along the route and, in the first with `sleepers != 0`, bumps `epoch`
+//! and wakes one sleeper. With `WAKING` set, releases wake nobody: one
+//! woken thread at a time competes for the lock, instead of one futex wake
+//! per release.
 //!
 //! ## Why no wake-up is lost
-//! All changes of `word` are read-modify-writes, so they are totally
-//! ordered. If a parking waiter's `word += 4` comes after a release's CAS,
-//! it sees the lock free and does not sleep. If it comes before, the
-//! release sees it parked and, unless `WAKING` is set, finds a slot with
-//! `sleepers != 0` (the waiter's increment precedes its `word` RMW, which
-//! the release's RMW reads from) and bumps that slot's `epoch`.
+//! The parking waiter's check and the release's are a Dekker pair: each
+//! writes one word (`state`, `lock`), then fences, then reads the other.
+//! The fences are an asymmetric pair (`futex::heavy_fence` on the parking
+//! side, `futex::light_fence` on the release): on Linux, `membarrier(2)`
+//! with a compiler fence on the release, elsewhere (and under loom, shuttle,
+//! Miri and the VM) `fence(SeqCst)` on both sides. Either way they order
+//! as two `SeqCst` fences would, so at least one side sees the other's
+//! write: if the waiter saw the lock held, the release that frees it sees
+//! the waiter's registration (or a later value of `state`). That release
+//! then, unless `WAKING` is set, claims it and finds a slot with
+//! `sleepers != 0`: the claim is an Acquire RMW of `state` that reads from
+//! the release sequence headed by the waiter's registration RMW, which
+//! its `sleepers` increment precedes (Release). It bumps that slot's
+//! `epoch`. This is what costs the parking side a syscall and spares the
+//! release any read-modify-write: parking is already a syscall.
 //!
 //! The thread the scan counted in that slot need not be one that is asleep:
-//! it may have incremented `sleepers` and not yet done its `word` RMW. What
+//! it may have incremented `sleepers` and not yet done its `state` RMW. What
 //! matters is that it cannot sleep through the bump: it read `epoch`
-//! *before* its increment (Release), which the scan read (Acquire), so its
+//! *before* its increment (Release), which the claim read (Acquire), so its
 //! read happens before the bump and cannot see it (coherence); its futex
 //! wait returns at once, or it never sleeps. Every thread that incremented
 //! `sleepers` then unparks, which clears `WAKING`, and is still competing
@@ -53,19 +68,25 @@
 //! the increment allowed exactly that: shuttle's randomized schedules with
 //! four threads found it, `tests/shuttle.rs`.) `epoch` itself needs no
 //! ordering beyond that pair: the woken thread takes the lock through
-//! `word`, which orders the data.
-//! `WAKING` is only set while threads are parked, and each of them clears
-//! it when it unparks, so it never stays set with nobody to clear it; the
-//! thread that clears it either takes the lock (its release wakes the
-//! next), finds it held (that holder's release wakes the next) or, for a
-//! timed waiter that gives up, passes the wake-up on: if the lock is free
-//! and others are parked, its unpark sets `WAKING` again and it wakes the
-//! next sleeper itself.
+//! `lock`, which orders the data.
+//!
+//! `WAKING` is only set while threads are parked (the RMW that sets it
+//! requires it), and each of them clears it when it unparks, so it never
+//! stays set with nobody to clear it. The thread that clears it is still
+//! in its acquisition loop: it holds the lock (its release runs the check),
+//! or it keeps competing and, before it sleeps again, runs the waiter's
+//! check afresh; a release that saw `WAKING` still set in the meantime
+//! left the lock free for it to see. A timed waiter that gives up after
+//! its unpark passes the wake-up on: it runs the release's side of the
+//! check (a heavy fence, then a look at `lock`) and, if the lock is free
+//! and others are parked, claims `WAKING` and wakes the next sleeper
+//! itself; if the lock is held, its holder's release sees the unpark.
 //!
 //! ## Guarantees
-//! * Mutual exclusion: only the CAS that sees `LOCKED` clear takes it.
+//! * Mutual exclusion: only the CAS that sees `lock` free takes it.
 //! * Progress: while threads are parked and the lock is free, a wake-up
-//!   is on its way to one of them (above).
+//!   is on its way to one of them, or a thread that cleared `WAKING` is
+//!   still competing (above).
 //! * No waiting bound: running spinners may take the lock before a woken
 //!   sleeper (as with `parking_lot`'s default unfair unlock).
 //! * `RawMutexFair`: `unlock_fair` is a plain unlock (no direct handover).
@@ -74,14 +95,12 @@
 //!   passes on a wake-up it may have received).
 //!
 //! ## Fast paths while others sleep
-//! Registered sleepers change the word, so the plain CASes from `0` and
-//! from `LOCKED` fail while anybody is parked. Both fast paths then retry
-//! once from the value the failed CAS returned (the cache line is already
-//! exclusive, so the retry is cheap): an acquisition takes a free lock
-//! whatever the parked count, and a release with a wake-up already in
-//! flight (`WAKING`) clears `LOCKED` without a fresh load. Without these,
-//! a lock with sleepers paid the slow path on every acquisition and
-//! release, which halved its throughput when threads outnumber CPUs.
+//! The parked count is not in the lock word, so registered sleepers slow
+//! neither fast path: an acquisition takes a free lock with one CAS, and a
+//! release with a wake-up already in flight (`WAKING`) or nobody parked
+//! is a store, a (compiler) fence and a load. Only a release that finds
+//! threads parked and no wake-up in flight runs the slow path (a claim,
+//! the slot scan and a futex wake).
 //!
 //! ## The woken waiter
 //! A woken waiter first looks at the lock word *while still registered*
@@ -93,19 +112,21 @@
 //! is a waiter slow to run after its wake-up.
 //!
 //! ## Spin budget
-//! One budget per lock, in looks at the lock word: the first looks are
-//! separated by exponentially growing pauses (1, 2, 4 .. 64), later ones by
-//! a yield of the CPU. The budget doubles (up to [`SPIN_MAX`]) when a
+//! One budget per lock, in looks at the lock word, separated by
+//! exponentially growing pauses (1, 2, 4 .. 2048 `spin_loop` hints; no
+//! yield, see `pause`). The budget doubles (up to [`SPIN_MAX`]) when a
 //! spinner takes the lock, and halves (down to [`SPIN_MIN`]) whenever a
 //! waiter has to sleep, so it shrinks when threads outnumber CPUs and
 //! spinning stops paying, and grows back when handovers happen while
 //! waiters spin.
 //!
 //! ## Cost
-//! Bytes per lock: `128 * (S + 2)` (the word, the budget and every slot on
-//! their own 128-byte pair of lines). Uncontended lock + unlock: two CAS
-//! (one more each while threads sleep); the slot scan runs only when
-//! somebody is parked and no wake-up is in flight.
+//! Bytes per lock: `128 * (S + 2)` (the lock and parked words, the budget
+//! and every slot on their own 128-byte pair of lines). Uncontended lock +
+//! unlock: one CAS and a store (with `membarrier`; a `SeqCst` fence more
+//! without it); a parking waiter pays one `membarrier` before it sleeps;
+//! the slot scan runs only when somebody is parked and no wake-up is in
+//! flight.
 //!
 //! ```
 //! use ron_core::RonPark;
@@ -125,36 +146,49 @@ use crate::slots::SlotToken;
 use crate::sync::{AtomicU32, Ordering};
 use crate::timed::Deadline;
 
+/// `lock`: held.
 const LOCKED: u32 = 1;
-const WAKING: u32 = 2;
-const PARKED: u32 = 4;
+/// `state` bit 0: a wake-up is on its way.
+const WAKING: u32 = 1;
+/// `state` bits 1..: one parked thread.
+const PARKED: u32 = 2;
 
 /// Fewest looks a waiter takes at the lock word before it parks.
 pub const SPIN_MIN: u32 = if cfg!(loom) { 1 } else { 2 };
 /// Most looks a waiter takes at the lock word before it parks.
-pub const SPIN_MAX: u32 = if cfg!(loom) { 1 } else { 20 };
+pub const SPIN_MAX: u32 = if cfg!(loom) { 1 } else { 12 };
 /// Budget of a new lock.
 const SPIN_INIT: u32 = if cfg!(loom) { 1 } else { 10 };
-/// Looks that pause (2^look pauses each) before looks start to yield.
-const PAUSE_LOOKS: u32 = 7;
+/// Looks from which the spin phase checks the deadline (the pauses before
+/// them are short).
+const CLOCK_LOOKS: u32 = 7;
+/// Most pauses between two looks, as a power of two: fewer under Miri,
+/// where every pause hint is a yield of its scheduler.
+const PAUSE_SHIFT_MAX: u32 = if cfg!(miri) { 3 } else { 11 };
 
-/// Between two looks of the spin phase: `2^look` pauses for the first
-/// [`PAUSE_LOOKS`] looks, then a yield of the CPU (a co-runner, maybe the
-/// holder, gets it without a futex round trip). A plain pause under loom:
-/// the budget is bounded, and a loom yield would let every release run
-/// first.
+/// Between two looks of the spin phase: `2^look` pauses (at most
+/// `2^PAUSE_SHIFT_MAX`). No yield: on a loaded machine a yield hands the
+/// CPU to other processes' threads for a time slice (the scheduler moves
+/// the yielder back), so waiters that yielded lost their CPU share; a
+/// waiter that has spent its budget parks instead, which frees the CPU for
+/// a co-runner (maybe the holder) just as well.
 #[inline]
 fn pause(look: u32) {
-    if cfg!(loom) || look < PAUSE_LOOKS {
-        for _ in 0..1u32 << look.min(PAUSE_LOOKS) {
-            core::hint::spin_loop();
-        }
-    } else {
-        std::thread::yield_now();
+    for _ in 0..1u32 << look.min(PAUSE_SHIFT_MAX) {
+        core::hint::spin_loop();
     }
 }
 /// Default number of slots.
 pub const DEFAULT_SLOTS: usize = 16;
+
+/// The lock word and the parked count, on one cache line: a release
+/// stores the first and then reads the second.
+struct Word {
+    /// `0` free, [`LOCKED`] held.
+    lock: AtomicU32,
+    /// [`WAKING`] and the parked count (in units of [`PARKED`]).
+    state: AtomicU32,
+}
 
 struct ParkSlot {
     sleepers: AtomicU32,
@@ -163,18 +197,18 @@ struct ParkSlot {
 
 /// A parking RON lock with `S` slots: waiters spin, then sleep on a futex.
 ///
-/// * **States:** the lock word (`LOCKED`, `WAKING`, parked count) and per
-///   slot its sleeper count and futex epoch; table in the
+/// * **States:** the lock word, the `state` word (`WAKING`, parked count)
+///   and per slot its sleeper count and futex epoch; table in the
 ///   [module docs](self).
-/// * **Guarantees:** mutual exclusion (only the CAS that sees `LOCKED`
-///   clear takes it); progress (while threads are parked and the lock is
+/// * **Guarantees:** mutual exclusion (only the CAS that sees the lock
+///   free takes it); progress (while threads are parked and the lock is
 ///   free, a wake-up is on its way); no waiting bound.
 /// * **Panics:** the only user code is the CPU hint: `lock` asks it before
 ///   registering anything, and an unlock whose hint panics has released
 ///   the lock before it unwinds.
-/// * **Cost:** `128 * (S + 2)` bytes; two CASes uncontended.
+/// * **Cost:** `128 * (S + 2)` bytes; one CAS and a store uncontended.
 pub struct RonPark<const S: usize = DEFAULT_SLOTS> {
-    word: CachePadded<AtomicU32>,
+    word: CachePadded<Word>,
     spin: CachePadded<AtomicU32>,
     slots: [CachePadded<ParkSlot>; S],
 }
@@ -185,7 +219,7 @@ impl<const S: usize> RonPark<S> {
         pub fn new() -> Self {
             const { assert!(S >= 1, "a RON lock needs at least one slot") };
             RonPark {
-                word: CachePadded::new(AtomicU32::new(0)),
+                word: CachePadded::new(Word { lock: AtomicU32::new(0), state: AtomicU32::new(0) }),
                 spin: CachePadded::new(AtomicU32::new(SPIN_INIT)),
                 slots: crate::sync::array_init!(
                     S,
@@ -234,53 +268,39 @@ impl<const S: usize> RonPark<S> {
         self.acquire_slow(slot % S, deadline)
     }
 
-    /// The acquisition fast path: one CAS from `0` and, if that saw the
-    /// lock free with sleepers registered, one more from the word it saw
-    /// (the line is already ours, so it is cheap): while threads sleep,
-    /// a running thread still takes a free lock without the slow path.
+    /// The acquisition fast path: one CAS of the lock word from `0`,
+    /// whatever the parked count (it lives in `state`): while threads
+    /// sleep, a running thread still takes a free lock without the slow
+    /// path.
     #[inline]
     fn try_fast(&self) -> bool {
-        // Acquire: pairs with the release's CAS. Relaxed on
+        // Acquire: pairs with the release's Release store. Relaxed on
         // failure: a failed attempt takes nothing.
-        match self
+        let got = self
             .word
+            .lock
             .compare_exchange(0, LOCKED, Ordering::Acquire, Ordering::Relaxed)
-        {
-            Ok(_) => true,
-            Err(now) => {
-                let got = now & LOCKED == 0
-                    // Acquire, Relaxed: as above.
-                    && self
-                        .word
-                        .compare_exchange(now, now | LOCKED, Ordering::Acquire, Ordering::Relaxed)
-                        .is_ok();
-                if got {
-                    crate::coverage::hit!("ron_park.fast_past_sleepers");
-                }
-                got
-            }
+            .is_ok();
+        // Relaxed: only counts a path, in counting builds.
+        if crate::coverage::ENABLED && got && self.word.state.load(Ordering::Relaxed) >= PARKED {
+            crate::coverage::hit!("ron_park.fast_past_sleepers");
         }
+        got
     }
 
-    /// Takes the lock if `LOCKED` is clear, whatever the parked count.
+    /// Takes the lock if it is free (a look, then one CAS).
     #[inline]
     fn try_take(&self) -> bool {
-        // Relaxed: only picks the value for the CAS, which has the Acquire.
-        let mut w = self.word.load(Ordering::Relaxed);
-        while w & LOCKED == 0 {
-            // Acquire: pairs with the release's CAS. Relaxed on
+        // Relaxed: a look that spares the CAS while the lock is held; the
+        // CAS has the Acquire.
+        self.word.lock.load(Ordering::Relaxed) == 0
+            // Acquire: pairs with the release's Release store. Relaxed on
             // failure: a failed attempt takes nothing.
-            match self.word.compare_exchange_weak(
-                w,
-                w | LOCKED,
-                Ordering::Acquire,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => return true,
-                Err(now) => w = now,
-            }
-        }
-        false
+            && self
+                .word
+                .lock
+                .compare_exchange(0, LOCKED, Ordering::Acquire, Ordering::Relaxed)
+                .is_ok()
     }
 
     #[cold]
@@ -296,9 +316,9 @@ impl<const S: usize> RonPark<S> {
                         .store((budget.saturating_mul(2)).min(SPIN_MAX), Ordering::Relaxed);
                     return Some(SlotToken::at(s));
                 }
-                // Only the yielding looks check the clock (the pausing
-                // ones are short); nothing is registered yet.
-                if look >= PAUSE_LOOKS && deadline.expired() {
+                // Only the long pauses check the clock (the first ones are
+                // short); nothing is registered yet.
+                if look >= CLOCK_LOOKS && deadline.expired() {
                     return None;
                 }
                 pause(look);
@@ -308,7 +328,7 @@ impl<const S: usize> RonPark<S> {
                 .store((budget / 2).max(SPIN_MIN), Ordering::Relaxed); // as above
             // The epoch is read *before* the slot shows us as a sleeper: a
             // release whose scan sees our `sleepers` increment may bump
-            // this slot's epoch at once, even before our `word` RMW, and
+            // this slot's epoch at once, even before our `state` RMW, and
             // that bump must wake us (it is the one wake-up in flight).
             // Relaxed: ordered before the increment's Release below.
             let epoch = slot.epoch.load(Ordering::Relaxed);
@@ -319,18 +339,28 @@ impl<const S: usize> RonPark<S> {
             // so a release that sees this increment bumps `epoch` after our
             // read above happened, and coherence keeps the bump out of it.
             slot.sleepers.fetch_add(1, Ordering::Release);
-            // AcqRel: publishes our `sleepers` increment to the release
-            // that reads this RMW's result, and orders us after it.
-            let w = self.word.fetch_add(PARKED, Ordering::AcqRel);
-            if w & LOCKED == 0 || deadline.expired() {
-                // The lock was free when we registered (or we give up):
+            // AcqRel: its Release half heads the release sequence through
+            // which a release's claim of WAKING (an Acquire RMW) sees our
+            // `sleepers` increment; Acquire orders us after earlier unparks.
+            self.word.state.fetch_add(PARKED, Ordering::AcqRel);
+            // The Dekker check against the release (module docs): after our
+            // registration, a look at the lock word. Either we see it free,
+            // or the release that frees it sees us registered.
+            futex::heavy_fence();
+            // Relaxed: ordered after the registration by the fence above;
+            // `try_take` has the Acquire.
+            let free = self.word.lock.load(Ordering::Relaxed) == 0;
+            if free || deadline.expired() {
+                // The lock was free after we registered (or we give up):
                 // do not sleep.
                 let got = self.try_take();
-                self.unpark(s, !got);
+                let leaving = !got && deadline.expired();
+                self.unpark(s, leaving);
                 if got {
+                    crate::coverage::hit!("ron_park.registered_takes");
                     return Some(SlotToken::at(s));
                 }
-                if deadline.expired() {
+                if leaving {
                     return None;
                 }
                 continue;
@@ -355,56 +385,84 @@ impl<const S: usize> RonPark<S> {
     }
 
     /// A woken waiter's looks at the lock word before it competes for it,
-    /// while it is still registered: up to `budget` looks (the spin
-    /// phase's pauses, then yields), until the lock is seen free or the
+    /// while it is still registered: up to `budget` looks (with the spin
+    /// phase's pauses), until the lock is seen free or the
     /// deadline passes. Only loads: it changes nothing, so for the
     /// protocol it is a waiter slow to run after its wake-up.
     fn spin_registered(&self, budget: u32, deadline: Deadline) {
         for look in 0..budget {
             // Relaxed: a hint; `try_take` has the Acquire.
-            if self.word.load(Ordering::Relaxed) & LOCKED == 0 {
+            if self.word.lock.load(Ordering::Relaxed) == 0 {
                 crate::coverage::hit!("ron_park.woken_sees_free");
                 return;
             }
-            if look >= PAUSE_LOOKS && deadline.expired() {
+            if look >= CLOCK_LOOKS && deadline.expired() {
                 return;
             }
             pause(look);
         }
     }
 
-    /// Deregisters a parked waiter of slot `s`. A waiter leaving without
-    /// the lock (`pass_on`) may have received a wake-up meant to keep the
-    /// lock moving: if the lock is free and others are parked, it wakes
-    /// the next sleeper itself.
+    /// Deregisters a parked waiter of slot `s`, clearing `WAKING`. A
+    /// waiter leaving without the lock (`pass_on`) may have received a
+    /// wake-up meant to keep the lock moving: it runs the release's check
+    /// (the Dekker pair of the module docs, from the other side) and, if
+    /// the lock is free and others are parked, wakes the next sleeper
+    /// itself.
     fn unpark(&self, s: usize, pass_on: bool) {
-        // Relaxed: ordered before the `word` RMW below by its Release half.
+        // Relaxed: ordered before the `state` RMW below by its Release half.
         self.slots[s].sleepers.fetch_sub(1, Ordering::Relaxed);
-        // Relaxed: only picks the value for the CAS below.
-        let mut w = self.word.load(Ordering::Relaxed);
-        loop {
-            // Every unpark clears WAKING: the wake-up in flight (maybe
-            // ours) has arrived, or went to a thread that left; either way
-            // the next release may wake again.
-            let mut new = (w - PARKED) & !WAKING;
-            let wake = pass_on && new & LOCKED == 0 && new >= PARKED;
-            if wake {
-                new |= WAKING;
+        // Every unpark clears WAKING: the wake-up in flight (maybe ours)
+        // has arrived, or went to a thread that left; either way the next
+        // release may wake again. AcqRel: as the registration's RMW.
+        let Ok(w) = self.update_state(|w| Some((w - PARKED) & !WAKING)) else {
+            unreachable!("the update always applies")
+        };
+        if pass_on && w - PARKED >= PARKED {
+            // Our unpark, then a look at the lock word: either we see it
+            // free, or its holder's release sees our unpark (WAKING clear).
+            futex::heavy_fence();
+            // Relaxed: ordered after the unpark by the fence above.
+            if self.word.lock.load(Ordering::Relaxed) == 0 {
+                self.claim_and_wake(s, || {
+                    crate::coverage::hit!("ron_park.passes_on");
+                });
             }
-            // AcqRel: as the registration's RMW. Relaxed on failure: retried.
+        }
+    }
+
+    /// Applies `f` to `state` in one RMW (a CAS loop) while `f` returns
+    /// `Some`; the value it applied to, or the one `f` refused.
+    fn update_state(&self, f: impl Fn(u32) -> Option<u32>) -> Result<u32, u32> {
+        // Relaxed: only picks the value for the CAS.
+        let mut w = self.word.state.load(Ordering::Relaxed);
+        while let Some(new) = f(w) {
+            // AcqRel: Acquire makes the parked waiters' slot registrations
+            // (their `sleepers` increments, before their registration RMW)
+            // visible to a claim's scan and orders an unpark after earlier
+            // RMWs; Release keeps every update in the release sequences of
+            // the registrations. Relaxed on failure: retried.
             match self
                 .word
+                .state
                 .compare_exchange_weak(w, new, Ordering::AcqRel, Ordering::Relaxed)
             {
-                Ok(_) => {
-                    if wake {
-                        crate::coverage::hit!("ron_park.passes_on");
-                        self.wake_next(s);
-                    }
-                    return;
-                }
+                Ok(_) => return Ok(w),
                 Err(now) => w = now,
             }
+        }
+        Err(w)
+    }
+
+    /// Sets `WAKING` if threads are parked and it is clear, and if so
+    /// calls `claimed` and wakes the next sleeper after slot `from`.
+    fn claim_and_wake(&self, from: usize, claimed: impl FnOnce()) {
+        // Relaxed: a look that spares the RMW; the RMW has the Acquire.
+        let w = self.word.state.load(Ordering::Relaxed);
+        let claim = |w: u32| (w >= PARKED && w & WAKING == 0).then_some(w | WAKING);
+        if claim(w).is_some() && self.update_state(claim).is_ok() {
+            claimed();
+            self.wake_next(from);
         }
     }
 
@@ -421,7 +479,7 @@ impl<const S: usize> RonPark<S> {
             if slot.sleepers.load(Ordering::Acquire) != 0 {
                 crate::coverage::hit!("ron_park.wakes");
                 // Relaxed: only wakes; the woken thread takes the lock
-                // through `word`, and the parking waiter's `epoch` read
+                // through `lock`, and the parking waiter's `epoch` read
                 // needs no pairing (see the registration).
                 slot.epoch.fetch_add(1, Ordering::Relaxed);
                 futex::wake(&slot.epoch, 1);
@@ -431,50 +489,36 @@ impl<const S: usize> RonPark<S> {
     }
 
     /// Releases the lock and wakes the next sleeper along the route after
-    /// the acquirer's slot, if anybody is parked.
+    /// the acquirer's slot, if anybody is parked and no wake-up is on its
+    /// way.
     ///
     /// # Safety
     /// The caller holds the lock, acquired with `token`'s acquisition.
     #[inline]
     pub unsafe fn release(&self, token: SlotToken) {
-        // Release: publishes the critical section to the next taker; the
-        // common case, nobody parked. Relaxed on failure: handled below.
-        if let Err(w) = self
-            .word
-            .compare_exchange(LOCKED, 0, Ordering::Release, Ordering::Relaxed)
-        {
-            self.release_slow(w, token);
+        // Release: publishes the critical section to the next taker.
+        self.word.lock.store(0, Ordering::Release);
+        // The Dekker check against a parking waiter (module docs): after
+        // freeing the lock, a look at the parked count. Either it sees the
+        // waiter registered, or the waiter sees the lock free.
+        futex::light_fence();
+        // Relaxed: ordered after the store by the fence above; the claim
+        // in `release_slow` has the Acquire.
+        let w = self.word.state.load(Ordering::Relaxed);
+        if w >= PARKED && w & WAKING == 0 {
+            self.release_slow(token);
         }
     }
 
-    /// The release with threads parked; `w` is the word last seen.
-    fn release_slow(&self, mut w: u32, token: SlotToken) {
-        loop {
-            // Unlock, and claim the one wake-up in flight (WAKING) if
-            // somebody is parked and no wake-up is on its way yet: in the
-            // same RMW, so WAKING is only ever set while threads are
-            // parked, and each of them clears it when it unparks.
-            let wake = w >= PARKED && w & WAKING == 0;
-            let new = (w & !LOCKED) | if wake { WAKING } else { 0 };
-            // AcqRel: Release publishes the critical section to the next
-            // taker; Acquire makes parked waiters' slot registrations
-            // visible to the scan. Relaxed on failure: retried.
-            match self
-                .word
-                .compare_exchange_weak(w, new, Ordering::AcqRel, Ordering::Relaxed)
-            {
-                Ok(_) => {
-                    if wake {
-                        // The lock is free; the wake-up we claimed must
-                        // still go out if the hint provider (user code)
-                        // panics: `release_from_slot` then wakes from slot 0.
-                        token.release_from_slot::<S>(|from| self.wake_next(from));
-                    }
-                    return;
-                }
-                Err(now) => w = now,
-            }
-        }
+    /// The release with threads parked and no wake-up in flight: claims
+    /// `WAKING` (if nobody else has meanwhile) and wakes the next sleeper.
+    #[cold]
+    fn release_slow(&self, token: SlotToken) {
+        // The lock is free already. The CPU hint (for a fast-path token)
+        // is user code: if it panics, `release_from_slot` claims and wakes
+        // from slot 0 instead, so the wake-up this release owes still goes
+        // out before the panic unwinds.
+        token.release_from_slot::<S>(|from| self.claim_and_wake(from, || {}));
     }
 
     /// Same as [`release`](Self::release): a woken sleeper competes with
@@ -491,7 +535,7 @@ impl<const S: usize> RonPark<S> {
     /// Whether the lock is held (a momentary snapshot).
     #[inline]
     pub fn is_held(&self) -> bool {
-        self.word.load(Ordering::Relaxed) & LOCKED != 0 // a snapshot by contract
+        self.word.lock.load(Ordering::Relaxed) == LOCKED // a snapshot by contract
     }
 }
 
@@ -501,20 +545,19 @@ crate::raw_impl::impl_default_debug! {
 
 #[cfg(not(loom))]
 // SAFETY: by the state table in the module docs, the lock is held exactly
-// while bit 0 (`LOCKED`) of `word` is set. `lock` and `try_lock` return a
-// guard only after a CAS of `word` that found `LOCKED` clear and set it
-// (Acquire, pairing with the release's Release CAS that cleared it); every
-// other change of `word` (parked count, `WAKING`) is an RMW that leaves
-// `LOCKED` as it found it, so one thread owns the lock at a time. Slots,
-// sleepers and futex wake-ups only decide who is woken to compete for the
-// word; a wrong, out-of-range or stale CPU hint moves a sleeper to another
-// slot, never past the CAS. The only user code is the CPU hint provider:
-// `lock` asks it before registering anything, so a panic there leaves
-// nothing behind; `unlock` clears `LOCKED` in its CAS before it asks the
-// hint for the wake-up scan (and wakes from slot 0 if the hint panics), so
-// it never unwinds holding the lock nor drops a claimed wake-up. A
-// forgotten guard leaves the lock held; nothing dangles (sleepers are
-// counts in the lock).
+// while `lock` is `LOCKED`. `lock` and `try_lock` return a guard only after
+// a CAS of `lock` that found it free and set it (Acquire, pairing with the
+// release's Release store that freed it); only the holder's release writes
+// `lock` otherwise, so one thread owns the lock at a time. The parked
+// count, `WAKING`, slots, sleepers and futex wake-ups only decide who is
+// woken to compete for `lock`; a wrong, out-of-range or stale CPU hint
+// moves a sleeper to another slot, never past the CAS. The only user code
+// is the CPU hint provider: `lock` asks it before registering anything, so
+// a panic there leaves nothing behind; `unlock` frees `lock` before it
+// asks the hint for the wake-up scan (and wakes from slot 0 if the hint
+// panics), so it never unwinds holding the lock nor drops a wake-up it
+// owes. A forgotten guard leaves the lock held; nothing dangles (sleepers
+// are counts in the lock).
 unsafe impl<const S: usize> lock_api::RawMutex for RonPark<S> {
     #[allow(clippy::declare_interior_mutable_const)]
     const INIT: Self = Self::new();

@@ -27,6 +27,10 @@
 //! * `try_and_nested_*`: two locks of the type taken nested in a fixed order,
 //!   `try_lock` on both (a success must really own the lock), and the lock
 //!   free at the end.
+//!
+//! A lock whose `TestLock` impl names protocol paths (`PATHS`: `RonPark`'s
+//! sleeps and wake-ups) has each of its tests assert them reached
+//! (`ron_core::coverage`), one such test at a time.
 #![cfg(shuttle)]
 
 use std::cell::UnsafeCell;
@@ -36,7 +40,7 @@ use std::time::Instant;
 use lock_api::RawMutex;
 use ron_core::{
     CBoMcs, Cna, Fsl, Mcs, NxtRon, Ron, RonInline, RonPark, RonPlock, RonRaw, RonTicket, ShRon,
-    SlotToken, Tas, Ticket, Ttas,
+    SlotToken, Tas, Ticket, Ttas, coverage,
 };
 use ron_testkit::for_each_lock;
 use shuttle::scheduler::{PctScheduler, RandomScheduler};
@@ -57,12 +61,19 @@ fn scale() -> usize {
 /// not be touched by two shuttle runs (two test threads) at once.
 static SHARED_TABLE: StdMutex<()> = StdMutex::new(());
 
+/// The path counters are process-wide: one test with asserted paths at a
+/// time, and only those reset them (no other test here reads them).
+static PATH_COUNTS: StdMutex<()> = StdMutex::new(());
+
 /// A lock under test: `lock_api::RawMutex` plus the optional slot entry.
 trait TestLock: RawMutex + Send + Sync + 'static {
     /// Whether `lock_in` and `migrate` do more than the defaults.
     const SLOTTED: bool = false;
     /// Whether the lock uses the process-wide ShRon table.
     const TABLE: bool = false;
+    /// Protocol paths (`ron_core::coverage`) every test of the lock must
+    /// reach.
+    const PATHS: &'static [&'static str] = &[];
     /// Lock, waiting at slot / row / group `hint` where the lock has one.
     fn lock_in(&self, _hint: usize) -> Self::Guard {
         self.lock()
@@ -115,9 +126,21 @@ slotted!(
     NxtRon<4>,
     RonPlock<4>,
     RonTicket<4>,
-    Ron<4>,
-    RonPark<4>
+    Ron<4>
 );
+
+/// Slotted, and its sleeps and wake-ups are the paths its lost wake-ups
+/// would hide in: each test asserts them reached.
+impl TestLock for RonPark<4> {
+    const SLOTTED: bool = true;
+    const PATHS: &'static [&'static str] = &["ron_park.sleeps", "ron_park.wakes"];
+    fn lock_in(&self, hint: usize) -> SlotToken {
+        self.acquire_in(hint)
+    }
+    fn migrate(_guard: SlotToken, slot: usize) -> SlotToken {
+        SlotToken::at(slot)
+    }
+}
 
 impl TestLock for ShRon {
     const SLOTTED: bool = true;
@@ -264,6 +287,11 @@ fn try_and_nested<L: TestLock>(threads: usize, rounds: usize) {
 /// shuttle's report, which prints the schedule to replay.
 fn check<L: TestLock>(name: &str, iters: usize, f: fn()) {
     let _table = L::TABLE.then(|| SHARED_TABLE.lock().unwrap_or_else(|e| e.into_inner()));
+    let _counts = (!L::PATHS.is_empty()).then(|| {
+        let g = PATH_COUNTS.lock().unwrap_or_else(|e| e.into_inner());
+        coverage::reset();
+        g
+    });
     let n = iters * scale();
     let t0 = Instant::now();
     Runner::new(PctScheduler::new(3, n), config()).run(f);
@@ -272,6 +300,11 @@ fn check<L: TestLock>(name: &str, iters: usize, f: fn()) {
         "{name}: {n} PCT + {n} random executions in {:.1?}",
         t0.elapsed()
     );
+    for &p in L::PATHS {
+        let hits = coverage::count(p);
+        println!("{name}: {p} {hits}");
+        assert!(hits > 0, "{name}: path {p} never reached");
+    }
 }
 
 /// Shuttle's configuration: the locks use Acquire/Release, which shuttle
