@@ -477,6 +477,16 @@ impl<R: Relax> ShRon<R> {
                 return PlaceToken::at(row);
             }
             relax.relax();
+            // A look loads the claimed row (if any), then the word; a
+            // failed `try_fast` found IN_USE set, so the next look waits.
+            #[cfg(all(ron_vm, not(loom), not(shuttle)))]
+            match claim {
+                Some((w, _)) => crate::sync::vm_idle(
+                    &mut relax,
+                    &[crate::sync::vm_addr(w), crate::sync::vm_addr(&self.word)],
+                ),
+                None => crate::sync::vm_idle(&mut relax, &[crate::sync::vm_addr(&self.word)]),
+            }
         }
     }
 

@@ -183,6 +183,13 @@ pub(crate) fn vm_idle<R: crate::relax::Relax>(relax: &mut R, watched: &[usize]) 
     }
 }
 
+/// Under the VM: the address an atomic's accesses are charged to.
+#[cfg(all(ron_vm, not(loom), not(shuttle)))]
+#[inline]
+pub(crate) fn vm_addr<T>(atomic: &T) -> usize {
+    core::ptr::from_ref(atomic) as usize
+}
+
 /// Declares a constructor that is `const` normally and non-const under loom.
 macro_rules! const_fn_unless_loom {
     ($(#[$m:meta])* $vis:vis fn $name:ident() -> $ret:ty $body:block) => {
