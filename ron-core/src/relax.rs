@@ -77,7 +77,11 @@ impl Relax for Spin {
 
     #[cfg(all(ron_vm, not(loom), not(shuttle)))]
     fn vm_pacing(&self) -> Option<ron_vm::Pacing> {
-        Some(ron_vm::Pacing { pauses: 1, max_pauses: 1, then_yield: false })
+        Some(ron_vm::Pacing {
+            pauses: 1,
+            max_pauses: 1,
+            then_yield: false,
+        })
     }
 }
 
@@ -124,7 +128,11 @@ impl Relax for Yield {
 
     #[cfg(all(ron_vm, not(loom), not(shuttle)))]
     fn vm_pacing(&self) -> Option<ron_vm::Pacing> {
-        Some(ron_vm::Pacing { pauses: 1, max_pauses: 0, then_yield: true })
+        Some(ron_vm::Pacing {
+            pauses: 1,
+            max_pauses: 0,
+            then_yield: true,
+        })
     }
 }
 
