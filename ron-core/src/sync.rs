@@ -167,11 +167,13 @@ impl Backoff {
     }
 }
 
-/// Under the VM: called by a waiting loop right after its relax, when its
-/// looks load exactly `watched` (in that order) and nothing else reaches
-/// the VM between them; lets the VM skip the looks that cannot see a new
-/// value and advances `relax` past them (`ron_vm::park_looks`). A policy
-/// that does not describe its pacing (`Relax::vm_pacing`) runs every look.
+/// Under the VM: called by a waiting loop right after its relax, when a
+/// look that waits loads exactly `watched` (in that order), nothing else
+/// reaches the VM, and with the values left by the last look (a failed RMW
+/// included) the next look waits again; lets the VM skip the looks that
+/// cannot see a new value and advances `relax` past them
+/// (`ron_vm::park_looks`). A policy that does not describe its pacing
+/// (`Relax::vm_pacing`) runs every look.
 #[cfg(all(ron_vm, not(loom), not(shuttle)))]
 #[inline]
 pub(crate) fn vm_idle<R: crate::relax::Relax>(relax: &mut R, watched: &[usize]) {

@@ -138,7 +138,8 @@ pub(crate) struct Sim {
     ready: BinaryHeap<Reverse<(u64, usize, u32)>>,
     /// Per fiber: its generation (bumped when its queued entry is replaced).
     gens: Vec<u32>,
-    /// Whether `spin_while` suspends spinners (`Costs::suspend_spinners`).
+    /// Whether `spin_while` and `park_looks` suspend waiters
+    /// (`Costs::suspend_spinners`).
     suspend: bool,
     /// Per fiber: its suspended waiting loop, if any (until it resumes).
     parked: Vec<Option<Park>>,
@@ -504,13 +505,19 @@ fn suspend(addrs: &[usize], k: u64, spins: u64, pacing: Pacing) -> u64 {
 /// }
 /// ```
 ///
-/// where the look decides only from the values it reads. While the caller
-/// holds every watched line, each look hits (one `hit_ns` per load) and
-/// reads what the last one read until another thread's store or RMW takes
-/// effect on one of the lines, so with [`Costs::suspend_spinners`] (the
-/// default) the VM suspends the caller until then, moves its clock to the
-/// first look that can see that write and counts the skipped loads: the
-/// results are those of running every look. Without suspension, with a
+/// where the look decides only from the values it reads, and, with the
+/// values the watched atomics hold after the caller's last access to them
+/// (made by the look just before this relax), would wait again: true when
+/// the look only loads them; a look that may also issue an RMW on a watched
+/// line must wait whenever that RMW fails (a TTAS look whose CAS failed
+/// finds the lock taken). While the caller holds every watched line, no
+/// other thread has written it since that access, each look hits (one
+/// `hit_ns` per load) and reads the same values until another thread's
+/// store or RMW takes effect on one of the lines, so with
+/// [`Costs::suspend_spinners`] (the default) the VM suspends the caller
+/// until then, moves its clock to the first look whose load of that line
+/// comes after the write and counts the skipped loads: the results are
+/// those of running every look. Without suspension, with a
 /// line the caller does not hold, or outside a VM it returns 0 at once.
 /// `addrs` has at most [`MAX_WATCHED`] entries (more: returns 0).
 pub fn park_looks(addrs: &[usize], pacing: Pacing) -> u64 {
