@@ -132,13 +132,6 @@ impl<const S: usize, R: Relax> Ron<S, R> {
                 return PlaceToken::at(s);
             }
             relax.relax();
-            // A claimer's look loads its flag, then `in_use` (a failed CAS
-            // on it found it taken), and nothing else.
-            #[cfg(all(ron_vm, not(loom), not(shuttle)))]
-            if claimed.get() {
-                let watched = [crate::sync::vm_addr(&*self.flags[s]), self.in_use.vm_addr()];
-                crate::sync::vm_idle(&mut relax, &watched);
-            }
         }
     }
 

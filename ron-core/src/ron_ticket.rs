@@ -146,7 +146,7 @@ impl<const S: usize, R: Relax> RonTicket<S, R> {
         while slot.serving.load(Ordering::Relaxed) != ticket {
             relax.relax();
             #[cfg(all(ron_vm, not(loom), not(shuttle)))]
-            crate::sync::vm_idle(&mut relax, &[crate::sync::vm_addr(&slot.serving)]);
+            crate::sync::vm_idle(&mut relax, crate::sync::vm_addr(&slot.serving));
         }
         loop {
             // Relaxed peek; the CAS has the Acquire pairing with the
@@ -163,13 +163,6 @@ impl<const S: usize, R: Relax> RonTicket<S, R> {
                 break;
             }
             relax.relax();
-            // A look loads `grant`, then `in_use`; a failed CAS on either
-            // found it false (`grant`) or taken (`in_use`): the next look waits.
-            #[cfg(all(ron_vm, not(loom), not(shuttle)))]
-            crate::sync::vm_idle(
-                &mut relax,
-                &[crate::sync::vm_addr(&slot.grant), self.in_use.vm_addr()],
-            );
         }
         // Relaxed: the next ticket holder becomes head after we own the
         // lock; it needs no data from us, and an unlocker's `has_waiters`

@@ -477,15 +477,11 @@ impl<R: Relax> ShRon<R> {
                 return PlaceToken::at(row);
             }
             relax.relax();
-            // A look loads the claimed row (if any), then the word; a
-            // failed `try_fast` found IN_USE set, so the next look waits.
+            // Without a claim a look loads the word only (a failed
+            // `try_fast` found IN_USE set, so the next look waits).
             #[cfg(all(ron_vm, not(loom), not(shuttle)))]
-            match claim {
-                Some((w, _)) => crate::sync::vm_idle(
-                    &mut relax,
-                    &[crate::sync::vm_addr(w), crate::sync::vm_addr(&self.word)],
-                ),
-                None => crate::sync::vm_idle(&mut relax, &[crate::sync::vm_addr(&self.word)]),
+            if claim.is_none() {
+                crate::sync::vm_idle(&mut relax, crate::sync::vm_addr(&self.word));
             }
         }
     }

@@ -168,15 +168,15 @@ impl Backoff {
 }
 
 /// Under the VM: called by a waiting loop right after its relax, when a
-/// look that waits loads exactly `watched` (in that order), nothing else
-/// reaches the VM, and with the values left by the last look (a failed RMW
+/// look that waits loads the atomic at `watched` once and nothing else
+/// reaches the VM, and with the value left by the last look (a failed RMW
 /// included) the next look waits again; lets the VM skip the looks that
 /// cannot see a new value and advances `relax` past them
 /// (`ron_vm::park_looks`). A policy that does not describe its pacing
 /// (`Relax::vm_pacing`) runs every look.
 #[cfg(all(ron_vm, not(loom), not(shuttle)))]
 #[inline]
-pub(crate) fn vm_idle<R: crate::relax::Relax>(relax: &mut R, watched: &[usize]) {
+pub(crate) fn vm_idle<R: crate::relax::Relax>(relax: &mut R, watched: usize) {
     if let Some(p) = relax.vm_pacing() {
         let n = ron_vm::park_looks(watched, p);
         if n > 0 {

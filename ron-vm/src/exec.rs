@@ -18,8 +18,11 @@ use crate::machine::{Costs, Machine, ns_to_ps};
 
 type Fiber = Coroutine<(), (), (), DefaultStack>;
 
-/// The most lines one suspended waiting loop may watch ([`park_looks`]).
-pub const MAX_WATCHED: usize = 4;
+/// The most lines one suspension watches. One: a look that loads two
+/// lines one hit apart can straddle a write (its first load before it, its
+/// second after), and such a look cannot be replayed once the write has
+/// been applied.
+const MAX_WATCHED: usize = 1;
 
 /// Look times a [`Park`] stores one by one before its pacing is constant.
 const HEAD: usize = 12;
@@ -31,10 +34,11 @@ const HEAD: usize = 12;
 /// look every `period`.
 #[derive(Debug, Clone, Copy)]
 struct Park {
-    /// Its lines, each once, and where in a look each is first loaded
-    /// (0 for the first load, 1 for the second, ..).
+    /// Its lines, each once, and where in a look each is last loaded (0
+    /// for the first load, 1 for the second, ..): the look that sees a
+    /// write to a line is the first whose last load of it comes after.
     lines: [u64; MAX_WATCHED],
-    first_load: [u64; MAX_WATCHED],
+    load_at: [u64; MAX_WATCHED],
     nlines: usize,
     k: u64,
     head: [u64; HEAD],
@@ -185,14 +189,21 @@ impl Sim {
             let Some(p) = self.parked[f].as_mut() else {
                 continue;
             };
-            if p.woke.is_some() {
-                continue; // woken by a write to another of its lines
-            }
             let pos = p.lines[..p.nlines]
                 .iter()
                 .position(|&l| l == line)
                 .expect("a watcher watches its line");
-            let j = p.first_after(p.first_load[pos] * hit, t, w, f);
+            let j = p.first_after(p.load_at[pos] * hit, t, w, f);
+            if let Some((j0, _)) = p.woke
+                && j >= j0
+            {
+                // An earlier write to another of its lines woke it at a
+                // look that comes no later.
+                continue;
+            }
+            // A later write can still need an earlier look than the one an
+            // earlier write to another line chose: it is loaded earlier in
+            // a look (`load_at`).
             if j < p.spins {
                 let at = p.at(j);
                 p.woke = Some((j, line));
@@ -251,7 +262,7 @@ impl Sim {
         }
         let mut park = Park {
             lines: [0; MAX_WATCHED],
-            first_load: [0; MAX_WATCHED],
+            load_at: [0; MAX_WATCHED],
             nlines: 0,
             k,
             head,
@@ -277,11 +288,14 @@ impl Sim {
             return None;
         }
         for (i, &l) in lines.iter().enumerate() {
-            if !park.lines[..park.nlines].contains(&l) {
-                park.lines[park.nlines] = l;
-                park.first_load[park.nlines] = i as u64;
-                park.nlines += 1;
-                self.watchers.entry(l).or_default().push(me);
+            match park.lines[..park.nlines].iter().position(|&m| m == l) {
+                Some(at) => park.load_at[at] = i as u64,
+                None => {
+                    park.lines[park.nlines] = l;
+                    park.load_at[park.nlines] = i as u64;
+                    park.nlines += 1;
+                    self.watchers.entry(l).or_default().push(me);
+                }
             }
         }
         self.clocks[me] = park.at(park.spins);
@@ -300,6 +314,8 @@ impl Sim {
             if Some(l) == woken_by {
                 continue; // that list went with the write
             }
+            // (Lists of lines whose writes came earlier are gone too; a
+            // list made since does not hold this fiber.)
             if let Some(list) = self.watchers.get_mut(&l) {
                 list.retain(|&f| f != me);
                 if list.is_empty() {
@@ -499,29 +515,27 @@ fn suspend(addrs: &[usize], k: u64, spins: u64, pacing: Pacing) -> u64 {
 ///
 /// ```text
 /// loop {
-///     look: one instrumented load of each of `addrs`, in that order, and
-///           nothing else that reaches the VM; stop if what it read says so
+///     look: one instrumented load of `addr`, and nothing else that reaches
+///           the VM while it waits; stop if what it read says so
 ///     relax: pauses and yields as `pacing` says (nothing else)
 /// }
 /// ```
 ///
-/// where the look decides only from the values it reads, and, with the
-/// values the watched atomics hold after the caller's last access to them
-/// (made by the look just before this relax), would wait again: true when
-/// the look only loads them; a look that may also issue an RMW on a watched
-/// line must wait whenever that RMW fails (a TTAS look whose CAS failed
-/// finds the lock taken). While the caller holds every watched line, no
-/// other thread has written it since that access, each look hits (one
-/// `hit_ns` per load) and reads the same values until another thread's
-/// store or RMW takes effect on one of the lines, so with
+/// where the look decides only from the value it reads, and, with the
+/// value the atomic holds after the caller's last access to it (made by
+/// the look just before this relax), would wait again: true when the look
+/// only loads; a look that may also issue an RMW on the line must wait
+/// whenever that RMW fails (a TTAS look whose CAS failed finds the lock
+/// taken). While the caller holds the line, no other thread has written it
+/// since that access, each look hits (`hit_ns`) and reads the same value
+/// until another thread's store or RMW takes effect on the line, so with
 /// [`Costs::suspend_spinners`] (the default) the VM suspends the caller
-/// until then, moves its clock to the first look whose load of that line
-/// comes after the write and counts the skipped loads: the results are
-/// those of running every look. Without suspension, with a
-/// line the caller does not hold, or outside a VM it returns 0 at once.
-/// `addrs` has at most [`MAX_WATCHED`] entries (more: returns 0).
-pub fn park_looks(addrs: &[usize], pacing: Pacing) -> u64 {
-    suspend(addrs, 0, u64::MAX, pacing)
+/// until then, moves its clock to the first look that comes after the
+/// write in the (time, thread) order and counts the skipped loads: the
+/// results are those of running every look. Without suspension, without
+/// the line, or outside a VM it returns 0 at once.
+pub fn park_looks(addr: usize, pacing: Pacing) -> u64 {
+    suspend(&[addr], 0, u64::MAX, pacing)
 }
 
 /// A load of `addr` (see [`access`]).

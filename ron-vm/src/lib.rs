@@ -89,8 +89,8 @@ mod time;
 
 pub use cost::{Access, CostStats};
 pub use exec::{
-    MAX_WATCHED, Pacing, Report, Vm, access, current_cpu, in_vm, interleave, now_ns, now_ps,
-    on_load, on_rmw, on_store, park_looks, pause, spin_while, thread_index, work, yield_now,
+    Pacing, Report, Vm, access, current_cpu, in_vm, interleave, now_ns, now_ps, on_load, on_rmw,
+    on_store, park_looks, pause, spin_while, thread_index, work, yield_now,
 };
 pub use local::FiberLocal;
 pub use machine::{Costs, MAX_CPUS, Machine, MachineError, ns_to_ps};

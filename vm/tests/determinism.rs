@@ -78,14 +78,14 @@ fn suspending_spinners_changes_nothing() {
 
 /// Every relax policy of ron-core tells the VM its pacing correctly: the
 /// locks whose waiting loops let the VM skip idle looks (ticket, TTAS, MCS,
-/// CNA, RON, RON-ticket) give the same run with and without suspension
+/// CNA, RON-ticket, shRON) give the same run with and without suspension
 /// under `Spin`, `Backoff`, `Yield` and `SpinThenYield`.
 #[test]
 fn skipped_looks_match_every_relax_policy() {
     use rc::relax::{Backoff, Spin, SpinThenYield, Yield};
     use ron_core as rc;
 
-    fn both<L: lock_api::RawMutex + 'static>(what: &str) {
+    fn both<L: lock_api::RawMutex + 'static>(what: &str, sleeps: bool) {
         let vm = common::two_socket(24);
         let stats = |suspend_spinners| {
             let p = Point {
@@ -104,24 +104,28 @@ fn skipped_looks_match_every_relax_policy() {
             let switches = std::mem::take(&mut s.switches);
             (s, switches)
         };
+        // A first run warms process-wide state (`sh-ron`'s wait table
+        // allocates its page during it); from then on runs repeat.
+        stats(true);
         let (with, sw_with) = stats(true);
         let (without, sw_without) = stats(false);
         assert_eq!(with, without, "{what}");
-        // Every one of these locks has waiters that sleep through looks.
+        // The queue and ticket locks' waiters sleep through looks (an
+        // unclaimed shRON waiter, the only one of shRON's that may, is rare).
         assert!(
-            sw_with < sw_without,
+            !sleeps || sw_with < sw_without,
             "{what}: {sw_with} vs {sw_without} switches"
         );
     }
     macro_rules! each_policy {
         ($($p:ty),*) => {$(
             let p = stringify!($p);
-            both::<rc::Ticket<$p>>(&format!("ticket {p}"));
-            both::<rc::Ttas<$p>>(&format!("ttas {p}"));
-            both::<rc::Mcs<$p>>(&format!("mcs {p}"));
-            both::<rc::Cna<16, true, $p>>(&format!("cna {p}"));
-            both::<rc::Ron<16, $p>>(&format!("ron {p}"));
-            both::<rc::RonTicket<16, $p>>(&format!("ron-ticket {p}"));
+            both::<rc::Ticket<$p>>(&format!("ticket {p}"), true);
+            both::<rc::Ttas<$p>>(&format!("ttas {p}"), true);
+            both::<rc::Mcs<$p>>(&format!("mcs {p}"), true);
+            both::<rc::Cna<16, true, $p>>(&format!("cna {p}"), true);
+            both::<rc::RonTicket<16, $p>>(&format!("ron-ticket {p}"), true);
+            both::<rc::ShRon<$p>>(&format!("sh-ron {p}"), false);
         )*};
     }
     each_policy!(Spin, Backoff, Yield, SpinThenYield);
