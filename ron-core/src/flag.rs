@@ -58,6 +58,12 @@ impl TasFlag {
         self.0.store(false, Ordering::Release);
     }
 
+    /// Under the VM: the address the flag's loads are charged to.
+    #[cfg(all(ron_vm, not(loom), not(shuttle)))]
+    pub(crate) fn vm_addr(&self) -> usize {
+        core::ptr::from_ref(&self.0) as usize
+    }
+
     /// Whether the flag is taken (a momentary snapshot).
     #[inline]
     pub(crate) fn is_held(&self) -> bool {

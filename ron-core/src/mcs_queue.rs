@@ -232,6 +232,8 @@ impl McsQueue {
             // Acquire: pairs with the predecessor's `head` Release. mutants: kept, CNA
             while !me_node.head.load(Ordering::Acquire) {
                 relax.relax();
+                #[cfg(all(ron_vm, not(loom), not(shuttle)))]
+                crate::sync::vm_idle(&mut relax, crate::sync::vm_addr(&me_node.head));
             }
             // Relaxed: written before the `head` Release store we acquired.
             sec = Secondary {
@@ -319,6 +321,8 @@ impl McsQueue {
                 break n;
             }
             relax.relax();
+            #[cfg(all(ron_vm, not(loom), not(shuttle)))]
+            crate::sync::vm_idle(&mut relax, crate::sync::vm_addr(&me_node.next));
         };
         let succ = match cna {
             Some(c) if sec.head != 0 => {

@@ -46,6 +46,23 @@ use crate::sync::Backoff as CbBackoff;
 pub trait Relax: Default {
     /// Waits a little before the caller looks at the lock again.
     fn relax(&mut self);
+
+    /// Under the VM only (`cfg(ron_vm)`): how the next relaxes spend their
+    /// time, so that the VM may skip looks that cannot see anything new;
+    /// `None` (the default) runs every look.
+    #[cfg(all(ron_vm, not(loom), not(shuttle)))]
+    #[doc(hidden)]
+    fn vm_pacing(&self) -> Option<ron_vm::Pacing> {
+        None
+    }
+
+    /// Under the VM only: the state after `n` more relaxes that the VM
+    /// skipped (as paced by [`vm_pacing`](Relax::vm_pacing)).
+    #[cfg(all(ron_vm, not(loom), not(shuttle)))]
+    #[doc(hidden)]
+    fn vm_skip(&mut self, n: u64) {
+        let _ = n;
+    }
 }
 
 /// Busy-waits with one CPU `pause` per look.
@@ -56,6 +73,15 @@ impl Relax for Spin {
     #[inline(always)]
     fn relax(&mut self) {
         crate::sync::spin_loop();
+    }
+
+    #[cfg(all(ron_vm, not(loom), not(shuttle)))]
+    fn vm_pacing(&self) -> Option<ron_vm::Pacing> {
+        Some(ron_vm::Pacing {
+            pauses: 1,
+            max_pauses: 1,
+            then_yield: false,
+        })
     }
 }
 
@@ -73,6 +99,16 @@ impl Relax for Backoff {
         #[cfg(not(any(loom, shuttle)))]
         self.0.spin();
     }
+
+    #[cfg(all(ron_vm, not(loom), not(shuttle)))]
+    fn vm_pacing(&self) -> Option<ron_vm::Pacing> {
+        Some(self.0.spin_pacing())
+    }
+
+    #[cfg(all(ron_vm, not(loom), not(shuttle)))]
+    fn vm_skip(&mut self, n: u64) {
+        self.0.skip_spins(n);
+    }
 }
 
 /// Gives the CPU back to the scheduler on every look (`std` only).
@@ -88,6 +124,15 @@ impl Relax for Yield {
         crate::sync::spin_loop();
         #[cfg(not(any(loom, shuttle)))]
         crate::sync::yield_now();
+    }
+
+    #[cfg(all(ron_vm, not(loom), not(shuttle)))]
+    fn vm_pacing(&self) -> Option<ron_vm::Pacing> {
+        Some(ron_vm::Pacing {
+            pauses: 1,
+            max_pauses: 0,
+            then_yield: true,
+        })
     }
 }
 
@@ -105,6 +150,16 @@ impl Relax for SpinThenYield {
         crate::sync::spin_loop();
         #[cfg(not(any(loom, shuttle)))]
         self.0.snooze();
+    }
+
+    #[cfg(all(ron_vm, not(loom), not(shuttle)))]
+    fn vm_pacing(&self) -> Option<ron_vm::Pacing> {
+        Some(self.0.snooze_pacing())
+    }
+
+    #[cfg(all(ron_vm, not(loom), not(shuttle)))]
+    fn vm_skip(&mut self, n: u64) {
+        self.0.skip_snoozes(n);
     }
 }
 

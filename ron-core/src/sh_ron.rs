@@ -477,6 +477,12 @@ impl<R: Relax> ShRon<R> {
                 return PlaceToken::at(row);
             }
             relax.relax();
+            // Without a claim a look loads the word only (a failed
+            // `try_fast` found IN_USE set, so the next look waits).
+            #[cfg(all(ron_vm, not(loom), not(shuttle)))]
+            if claim.is_none() {
+                crate::sync::vm_idle(&mut relax, crate::sync::vm_addr(&self.word));
+            }
         }
     }
 

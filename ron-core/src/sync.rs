@@ -116,6 +116,40 @@ impl Backoff {
         }
     }
 
+    /// The pacing of the next `spin`s (see `ron_vm::Pacing`).
+    #[cfg(not(any(loom, shuttle)))]
+    pub(crate) fn spin_pacing(&self) -> ron_vm::Pacing {
+        ron_vm::Pacing {
+            pauses: 1 << self.step.get().min(Self::SPIN_LIMIT),
+            max_pauses: 1 << Self::SPIN_LIMIT,
+            then_yield: false,
+        }
+    }
+
+    /// The state after `n` more `spin`s.
+    #[cfg(not(any(loom, shuttle)))]
+    pub(crate) fn skip_spins(&self, n: u64) {
+        let step = (self.step.get() as u64 + n).min(Self::SPIN_LIMIT as u64 + 1);
+        self.step.set(step as u32);
+    }
+
+    /// The pacing of the next `snooze`s (see `ron_vm::Pacing`).
+    #[cfg(all(feature = "std", not(any(loom, shuttle))))]
+    pub(crate) fn snooze_pacing(&self) -> ron_vm::Pacing {
+        ron_vm::Pacing {
+            pauses: 1 << self.step.get().min(Self::SPIN_LIMIT + 1),
+            max_pauses: 1 << Self::SPIN_LIMIT,
+            then_yield: true,
+        }
+    }
+
+    /// The state after `n` more `snooze`s.
+    #[cfg(all(feature = "std", not(any(loom, shuttle))))]
+    pub(crate) fn skip_snoozes(&self, n: u64) {
+        let step = (self.step.get() as u64 + n).min(Self::YIELD_LIMIT as u64 + 1);
+        self.step.set(step as u32);
+    }
+
     /// 2^step pauses while step <= 6, then a yield per call.
     #[cfg(feature = "std")]
     #[inline]
@@ -131,6 +165,31 @@ impl Backoff {
             self.step.set(self.step.get() + 1);
         }
     }
+}
+
+/// Under the VM: called by a waiting loop right after its relax, when a
+/// look that waits loads the atomic at `watched` once and nothing else
+/// reaches the VM, and with the value left by the last look (a failed RMW
+/// included) the next look waits again; lets the VM skip the looks that
+/// cannot see a new value and advances `relax` past them
+/// (`ron_vm::park_looks`). A policy that does not describe its pacing
+/// (`Relax::vm_pacing`) runs every look.
+#[cfg(all(ron_vm, not(loom), not(shuttle)))]
+#[inline]
+pub(crate) fn vm_idle<R: crate::relax::Relax>(relax: &mut R, watched: usize) {
+    if let Some(p) = relax.vm_pacing() {
+        let n = ron_vm::park_looks(watched, p);
+        if n > 0 {
+            relax.vm_skip(n);
+        }
+    }
+}
+
+/// Under the VM: the address an atomic's accesses are charged to.
+#[cfg(all(ron_vm, not(loom), not(shuttle)))]
+#[inline]
+pub(crate) fn vm_addr<T>(atomic: &T) -> usize {
+    core::ptr::from_ref(atomic) as usize
 }
 
 /// Declares a constructor that is `const` normally and non-const under loom.

@@ -90,6 +90,8 @@ impl TicketCore {
         // Acquire: as in `lock`.
         while self.serving.load(Ordering::Acquire) != t {
             relax.relax();
+            #[cfg(all(ron_vm, not(loom), not(shuttle)))]
+            crate::sync::vm_idle(&mut relax, crate::sync::vm_addr(&self.serving));
         }
         ticketed.disarm();
     }

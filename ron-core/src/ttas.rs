@@ -91,6 +91,8 @@ impl<R: Relax> Ttas<R> {
                 return;
             }
             relax.relax();
+            #[cfg(all(ron_vm, not(loom), not(shuttle)))]
+            crate::sync::vm_idle(&mut relax, self.locked.vm_addr());
         }
     }
 

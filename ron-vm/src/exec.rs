@@ -18,16 +18,108 @@ use crate::machine::{Costs, Machine, ns_to_ps};
 
 type Fiber = Coroutine<(), (), (), DefaultStack>;
 
-/// A spinner suspended in [`spin_while`]: its looks `k..spins` at
-/// `at_k + (j - k) * period` all hit `line` unless a store or RMW of
-/// another thread takes effect on it first.
+/// The most lines one suspension watches. One: a look that loads two
+/// lines one hit apart can straddle a write (its first load before it, its
+/// second after), and such a look cannot be replayed once the write has
+/// been applied.
+const MAX_WATCHED: usize = 1;
+
+/// Look times a [`Park`] stores one by one before its pacing is constant.
+const HEAD: usize = 12;
+
+/// A waiter suspended in [`spin_while`] or [`park_looks`]: its looks
+/// `k, k + 1, .. spins - 1` all hit its lines (in `lines` order, one hit
+/// apart) unless a store or RMW of another thread takes effect on one of
+/// them first. Look `k + i` starts at `head[i]` for `i < nhead`, then one
+/// look every `period`.
 #[derive(Debug, Clone, Copy)]
 struct Park {
-    line: u64,
-    k: u32,
-    at_k: u64,
+    /// Its lines, each once, and where in a look each is last loaded (0
+    /// for the first load, 1 for the second, ..): the look that sees a
+    /// write to a line is the first whose last load of it comes after.
+    lines: [u64; MAX_WATCHED],
+    load_at: [u64; MAX_WATCHED],
+    nlines: usize,
+    k: u64,
+    head: [u64; HEAD],
+    nhead: usize,
     period: u64,
-    spins: u32,
+    spins: u64,
+    /// The look that a write woke it at, and the line of that write.
+    woke: Option<(u64, u64)>,
+}
+
+impl Park {
+    /// When look `j` (`j >= k`) starts.
+    #[inline]
+    fn at(&self, j: u64) -> u64 {
+        let i = j - self.k;
+        let last = self.nhead - 1;
+        if i < self.nhead as u64 {
+            self.head[i as usize]
+        } else {
+            self.head[last] + (i - last as u64) * self.period
+        }
+    }
+
+    /// The first look whose load at `offset` after its start comes after
+    /// `(t, w)` in the global order (fiber `f` is the spinner; `f != w`).
+    fn first_after(&self, offset: u64, t: u64, w: usize, f: usize) -> u64 {
+        for i in 0..self.nhead {
+            if (self.head[i] + offset, f) > (t, w) {
+                return self.k + i as u64;
+            }
+        }
+        // Look `k + nhead - 1` and those before it come before the write;
+        // from then on the looks are `period` apart.
+        let last = self.nhead - 1;
+        let d = t - (self.head[last] + offset);
+        // A look at exactly `t` comes after the write if its fiber's index
+        // is higher (the order is by (time, index)).
+        let after = if d.is_multiple_of(self.period) && f > w {
+            0
+        } else {
+            1
+        };
+        self.k + last as u64 + d / self.period + after
+    }
+}
+
+/// How a waiting loop's relax policy spends the time between two looks,
+/// from now on: the `i`-th relax (`i = 0, 1, ..`) takes `pauses * 2^i`
+/// pauses while that is at most `max_pauses`; after that, one yield per
+/// relax if `then_yield`, else `max_pauses` pauses. (ron-core's `Spin` is
+/// `1, 1, false`, `Yield` `1, 0, true`, `Backoff` at step `s` is
+/// `2^min(s, 6), 64, false`, `SpinThenYield` at step `s` is
+/// `2^min(s, 7), 64, true`.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pacing {
+    /// Pauses of the next relax.
+    pub pauses: u32,
+    /// The most pauses of one relax; doubling stops there.
+    pub max_pauses: u32,
+    /// Whether a relax past `max_pauses` is one yield instead.
+    pub then_yield: bool,
+}
+
+impl Pacing {
+    /// Whether every relax from one of `p` pauses on costs the same.
+    #[inline]
+    fn steady(&self, p: u64) -> bool {
+        p == 0 || p > self.max_pauses as u64 || (p == self.max_pauses as u64 && !self.then_yield)
+    }
+
+    /// The cost (ps) of a relax of `p` pauses (before the cap).
+    #[inline]
+    fn gap(&self, p: u64, pause: u64, yield_: u64) -> u64 {
+        if p <= self.max_pauses as u64 {
+            p * pause
+        } else if self.then_yield {
+            yield_
+        } else {
+            self.max_pauses as u64 * pause
+        }
+    }
 }
 
 /// The state of a running simulation, reachable from the hooks.
@@ -50,13 +142,12 @@ pub(crate) struct Sim {
     ready: BinaryHeap<Reverse<(u64, usize, u32)>>,
     /// Per fiber: its generation (bumped when its queued entry is replaced).
     gens: Vec<u32>,
-    /// Whether `spin_while` suspends spinners (`Costs::suspend_spinners`).
+    /// Whether `spin_while` and `park_looks` suspend waiters
+    /// (`Costs::suspend_spinners`).
     suspend: bool,
-    /// Per fiber: its suspended spin, if any.
+    /// Per fiber: its suspended waiting loop, if any (until it resumes).
     parked: Vec<Option<Park>>,
-    /// Per fiber: the look at which a write woke its suspended spin.
-    woke: Vec<Option<u32>>,
-    /// Per line: the fibers whose suspended spin watches it.
+    /// Per line: the fibers whose suspended waiting loop watches it.
     watchers: HashMap<u64, Vec<usize>>,
     yielders: Vec<*const Yielder<(), ()>>,
     /// Per fiber: its `FiberLocal` values (boxed, freed when it ends).
@@ -83,9 +174,9 @@ impl Sim {
     }
 
     /// A store or RMW of fiber `w` took effect on `line` at `t` (ps): every
-    /// spinner suspended on the line is re-queued at its first look that
-    /// comes after `(t, w)` in the global order, the look that sees the
-    /// write, unless its spin ends before that.
+    /// waiter suspended on the line is re-queued at its first look whose
+    /// load of the line comes after `(t, w)` in the global order (the look
+    /// that sees the write), unless its suspension ends before that.
     fn wake_spinners(&mut self, line: u64, t: u64, w: usize) {
         if self.watchers.is_empty() {
             return;
@@ -93,33 +184,147 @@ impl Sim {
         let Some(list) = self.watchers.remove(&line) else {
             return;
         };
+        let hit = self.mem.hit_ps();
         for f in list {
-            let Some(p) = self.parked[f].take() else {
+            let Some(p) = self.parked[f].as_mut() else {
                 continue;
             };
-            let j = if (p.at_k, f) > (t, w) {
-                p.k as u64
-            } else {
-                let d = t - p.at_k;
-                // A look at exactly `t` comes after the write if its
-                // fiber's index is higher (the order is by (time, index)).
-                let after = if d.is_multiple_of(p.period) && f > w {
-                    0
-                } else {
-                    1
-                };
-                p.k as u64 + d / p.period + after
-            };
-            if j < p.spins as u64 {
-                let at = p.at_k + (j - p.k as u64) * p.period;
-                self.woke[f] = Some(j as u32);
+            let pos = p.lines[..p.nlines]
+                .iter()
+                .position(|&l| l == line)
+                .expect("a watcher watches its line");
+            let j = p.first_after(p.load_at[pos] * hit, t, w, f);
+            if let Some((j0, _)) = p.woke
+                && j >= j0
+            {
+                // An earlier write to another of its lines woke it at a
+                // look that comes no later.
+                continue;
+            }
+            // A later write can still need an earlier look than the one an
+            // earlier write to another line chose: it is loaded earlier in
+            // a look (`load_at`).
+            if j < p.spins {
+                let at = p.at(j);
+                p.woke = Some((j, line));
                 self.clocks[f] = at;
                 self.gens[f] = self.gens[f].wrapping_add(1);
                 self.ready.push(Reverse((at, f, self.gens[f])));
+            } else {
+                // Its suspension is over before the write: it keeps its
+                // place at the end, and no longer watches this line.
+                p.woke = Some((p.spins, line));
             }
-            // Otherwise its spin is over before the write: it keeps its
-            // place at the spin's end.
         }
+        // A re-queued waiter leaves a stale entry far down the queue (at
+        // the end of its suspension); drop them before they pile up.
+        if self.ready.len() > 2 * self.gens.len() + 64 {
+            let gens = &self.gens;
+            self.ready.retain(|&Reverse((_, j, g))| gens[j] == g);
+        }
+    }
+
+    /// Suspends fiber `me` (running) on `lines` from look `k` on, paced by
+    /// `pacing` with each look costing one hit per line, for at most the
+    /// looks before `spins` (and before the time limit). None when it
+    /// cannot: suspension off, a line it does not hold, or no look to skip.
+    fn park(
+        &mut self,
+        me: usize,
+        lines: &[u64],
+        k: u64,
+        spins: u64,
+        pacing: Pacing,
+    ) -> Option<*const Yielder<(), ()>> {
+        if !self.suspend || lines.is_empty() || lines.len() > MAX_WATCHED || k >= spins {
+            return None;
+        }
+        let cpu = self.cpus[me];
+        if !lines.iter().all(|&l| self.mem.holds(cpu, l)) {
+            return None;
+        }
+        let look = lines.len() as u64 * self.mem.hit_ps();
+        let mut head = [0; HEAD];
+        head[0] = self.clocks[me];
+        let mut nhead = 1;
+        let mut p = pacing.pauses as u64;
+        while !pacing.steady(p) {
+            if nhead == HEAD {
+                return None;
+            }
+            head[nhead] = head[nhead - 1] + look + pacing.gap(p, self.pause, self.yield_);
+            nhead += 1;
+            p *= 2;
+        }
+        let period = look + pacing.gap(p, self.pause, self.yield_);
+        if period == 0 {
+            return None;
+        }
+        let mut park = Park {
+            lines: [0; MAX_WATCHED],
+            load_at: [0; MAX_WATCHED],
+            nlines: 0,
+            k,
+            head,
+            nhead,
+            period,
+            spins,
+            woke: None,
+        };
+        // The suspension ends no later than the last look that starts
+        // within the time limit (the looks and relaxes it skips stay
+        // below it, so none of them would have stopped the run).
+        let last = nhead - 1;
+        let limit = if head[last] <= self.max_ps {
+            k + last as u64 + (self.max_ps - head[last]) / period
+        } else {
+            match head.iter().take(nhead).position(|&a| a > self.max_ps) {
+                Some(0) | None => return None,
+                Some(i) => k + i as u64 - 1,
+            }
+        };
+        park.spins = spins.min(limit);
+        if park.spins <= k {
+            return None;
+        }
+        for (i, &l) in lines.iter().enumerate() {
+            match park.lines[..park.nlines].iter().position(|&m| m == l) {
+                Some(at) => park.load_at[at] = i as u64,
+                None => {
+                    park.lines[park.nlines] = l;
+                    park.load_at[park.nlines] = i as u64;
+                    park.nlines += 1;
+                    self.watchers.entry(l).or_default().push(me);
+                }
+            }
+        }
+        self.clocks[me] = park.at(park.spins);
+        self.parked[me] = Some(park);
+        Some(self.yielders[me])
+    }
+
+    /// Fiber `me` resumes from a suspension: the look it runs next.
+    fn unpark(&mut self, me: usize) -> u64 {
+        let p = self.parked[me].take().expect("a suspended fiber");
+        let (j, woken_by) = match p.woke {
+            Some(w) => (w.0, Some(w.1)),
+            None => (p.spins, None),
+        };
+        for &l in &p.lines[..p.nlines] {
+            if Some(l) == woken_by {
+                continue; // that list went with the write
+            }
+            // (Lists of lines whose writes came earlier are gone too; a
+            // list made since does not hold this fiber.)
+            if let Some(list) = self.watchers.get_mut(&l) {
+                list.retain(|&f| f != me);
+                if list.is_empty() {
+                    self.watchers.remove(&l);
+                }
+            }
+        }
+        self.mem.count_hit_loads((j - p.k) * p.nlines as u64);
+        j
     }
 }
 
@@ -274,51 +479,63 @@ pub fn spin_while(addr: usize, spins: u32, mut look: impl FnMut() -> bool) -> Op
 /// run next: `k` when it did not suspend, the look a write woke it at, or
 /// `spins` when its spin ran out.
 fn park(addr: usize, k: u32, spins: u32) -> u32 {
+    const SPIN: Pacing = Pacing {
+        pauses: 1,
+        max_pauses: 1,
+        then_yield: false,
+    };
+    suspend(&[addr], k as u64, spins as u64, SPIN) as u32
+}
+
+/// Suspends the calling waiter at look `k` (see `Sim::park`) and returns
+/// the look it runs next (`k` if it did not suspend).
+fn suspend(addrs: &[usize], k: u64, spins: u64, pacing: Pacing) -> u64 {
+    if addrs.len() > MAX_WATCHED {
+        return k;
+    }
     let y = with_fiber(|s, me| {
-        let line = s.mem.line_of(addr);
-        let period = s.mem.hit_ps() + s.pause;
-        let at_k = s.clocks[me];
-        let end = at_k + (spins - k) as u64 * period;
-        if !s.suspend || end > s.max_ps || !s.mem.holds(s.cpus[me], line) {
-            return None;
+        let mut lines = [0; MAX_WATCHED];
+        for (l, &a) in lines.iter_mut().zip(addrs) {
+            *l = s.mem.line_of(a);
         }
-        s.parked[me] = Some(Park {
-            line,
-            k,
-            at_k,
-            period,
-            spins,
-        });
-        s.woke[me] = None;
-        s.watchers.entry(line).or_default().push(me);
-        s.clocks[me] = end;
-        Some(s.yielders[me])
+        s.park(me, &lines[..addrs.len()], k, spins, pacing)
     });
     let Some(Some(y)) = y else {
         return k;
     };
     // SAFETY: as in `sync_point`: `y` is this running fiber's yielder.
     unsafe { (*y).suspend(()) };
-    with_fiber(|s, me| match s.woke[me].take() {
-        Some(j) => {
-            s.mem.count_hit_loads((j - k) as u64);
-            j
-        }
-        None => {
-            // The spin ran out: no write woke it.
-            if let Some(p) = s.parked[me].take()
-                && let Some(list) = s.watchers.get_mut(&p.line)
-            {
-                list.retain(|&f| f != me);
-                if list.is_empty() {
-                    s.watchers.remove(&p.line);
-                }
-            }
-            s.mem.count_hit_loads((spins - k) as u64);
-            spins
-        }
-    })
-    .unwrap_or(spins)
+    with_fiber(|s, me| s.unpark(me)).unwrap_or(spins)
+}
+
+/// Lets the VM skip the looks of a waiting loop that cannot see anything
+/// new; returns how many it skipped (each one look and one relax: the
+/// caller advances its relax policy by that many relaxes without running
+/// them). Call it right after a relax of a loop of this shape:
+///
+/// ```text
+/// loop {
+///     look: one instrumented load of `addr`, and nothing else that reaches
+///           the VM while it waits; stop if what it read says so
+///     relax: pauses and yields as `pacing` says (nothing else)
+/// }
+/// ```
+///
+/// where the look decides only from the value it reads, and, with the
+/// value the atomic holds after the caller's last access to it (made by
+/// the look just before this relax), would wait again: true when the look
+/// only loads; a look that may also issue an RMW on the line must wait
+/// whenever that RMW fails (a TTAS look whose CAS failed finds the lock
+/// taken). While the caller holds the line, no other thread has written it
+/// since that access, each look hits (`hit_ns`) and reads the same value
+/// until another thread's store or RMW takes effect on the line, so with
+/// [`Costs::suspend_spinners`] (the default) the VM suspends the caller
+/// until then, moves its clock to the first look that comes after the
+/// write in the (time, thread) order and counts the skipped loads: the
+/// results are those of running every look. Without suspension, without
+/// the line, or outside a VM it returns 0 at once.
+pub fn park_looks(addr: usize, pacing: Pacing) -> u64 {
+    suspend(&[addr], 0, u64::MAX, pacing)
 }
 
 /// A load of `addr` (see [`access`]).
@@ -502,7 +719,6 @@ impl Vm {
             gens: vec![0; n],
             suspend: self.costs.suspend_spinners,
             parked: vec![None; n],
-            woke: vec![None; n],
             watchers: HashMap::new(),
             yielders: vec![core::ptr::null(); n],
             locals: (0..n).map(|_| HashMap::new()).collect(),

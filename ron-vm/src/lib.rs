@@ -72,7 +72,12 @@
 //! A spin loop written with [`spin_while`] (or the atomics' `spin_while`)
 //! costs the host one fiber switch per write to the line it watches
 //! instead of one per look, with the same results
-//! ([`Costs::suspend_spinners`]).
+//! ([`Costs::suspend_spinners`]); so does a waiting loop paced by a relax
+//! policy (pauses that double up to a cap, then yields) that calls
+//! [`park_looks`] after each relax, as ron-core's locks do under
+//! `cfg(ron_vm)`. With both, every ron-core lock simulates a 128-CPU
+//! full-contention point of 20,000 acquisitions in under 2 s of host time
+//! (see `docs/vm.md`, "Speed of the VM").
 #![warn(missing_docs)]
 
 pub mod atomic;
@@ -84,8 +89,8 @@ mod time;
 
 pub use cost::{Access, CostStats};
 pub use exec::{
-    Report, Vm, access, current_cpu, in_vm, interleave, now_ns, now_ps, on_load, on_rmw, on_store,
-    pause, spin_while, thread_index, work, yield_now,
+    Pacing, Report, Vm, access, current_cpu, in_vm, interleave, now_ns, now_ps, on_load, on_rmw,
+    on_store, park_looks, pause, spin_while, thread_index, work, yield_now,
 };
 pub use local::FiberLocal;
 pub use machine::{Costs, MAX_CPUS, Machine, MachineError, ns_to_ps};

@@ -118,8 +118,9 @@ pub struct Costs {
     /// A run stops with a panic when a virtual thread passes this time
     /// (a livelock or a lost wake-up would otherwise run forever).
     pub max_virtual_ns: f64,
-    /// Whether a spinner in [`spin_while`](crate::spin_while) is suspended
-    /// until its line is written or its spin is over (the clock jumps)
+    /// Whether a spinner in [`spin_while`](crate::spin_while) or a waiting
+    /// loop that calls [`park_looks`](crate::park_looks) is suspended until
+    /// one of its lines is written or its spin is over (the clock jumps)
     /// instead of running every look. Not a cost: an optimisation of the
     /// executor that leaves every result unchanged (tested byte for byte);
     /// `false` runs the looks one by one.

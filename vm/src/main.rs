@@ -59,8 +59,8 @@ struct Args {
     /// Cache-line size (64, or 128 for adjacent-line prefetch).
     #[arg(long, default_value_t = 64)]
     line_bytes: usize,
-    /// Run every look of a spinner (no suspension in `spin_while`): the
-    /// same results, slower; for comparing the host time.
+    /// Run every look of a waiter (no suspension in `spin_while` or
+    /// `park_looks`): the same results, slower; for comparing the host time.
     #[arg(long)]
     no_suspend: bool,
 }

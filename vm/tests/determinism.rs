@@ -75,3 +75,58 @@ fn suspending_spinners_changes_nothing() {
         );
     }
 }
+
+/// Every relax policy of ron-core tells the VM its pacing correctly: the
+/// locks whose waiting loops let the VM skip idle looks (ticket, TTAS, MCS,
+/// CNA, RON-ticket, shRON) give the same run with and without suspension
+/// under `Spin`, `Backoff`, `Yield` and `SpinThenYield`.
+#[test]
+fn skipped_looks_match_every_relax_policy() {
+    use rc::relax::{Backoff, Spin, SpinThenYield, Yield};
+    use ron_core as rc;
+
+    fn both<L: lock_api::RawMutex + 'static>(what: &str, sleeps: bool) {
+        let vm = common::two_socket(24);
+        let stats = |suspend_spinners| {
+            let p = Point {
+                cpus: vm.place(16, Placement::Route, 7),
+                ncs_ns: 300.0,
+                cs_lines: 2,
+                acquisitions: 1200,
+                seed: 7,
+                costs: Costs {
+                    suspend_spinners,
+                    ..Costs::default()
+                },
+            };
+            let mut s = ron_vm_bench::workload::run::<L>(&vm, &p);
+            (s.wall_s, s.cpu_s) = (0.0, 0.0);
+            let switches = std::mem::take(&mut s.switches);
+            (s, switches)
+        };
+        // A first run warms process-wide state (`sh-ron`'s wait table
+        // allocates its page during it); from then on runs repeat.
+        stats(true);
+        let (with, sw_with) = stats(true);
+        let (without, sw_without) = stats(false);
+        assert_eq!(with, without, "{what}");
+        // The queue and ticket locks' waiters sleep through looks (an
+        // unclaimed shRON waiter, the only one of shRON's that may, is rare).
+        assert!(
+            !sleeps || sw_with < sw_without,
+            "{what}: {sw_with} vs {sw_without} switches"
+        );
+    }
+    macro_rules! each_policy {
+        ($($p:ty),*) => {$(
+            let p = stringify!($p);
+            both::<rc::Ticket<$p>>(&format!("ticket {p}"), true);
+            both::<rc::Ttas<$p>>(&format!("ttas {p}"), true);
+            both::<rc::Mcs<$p>>(&format!("mcs {p}"), true);
+            both::<rc::Cna<16, true, $p>>(&format!("cna {p}"), true);
+            both::<rc::RonTicket<16, $p>>(&format!("ron-ticket {p}"), true);
+            both::<rc::ShRon<$p>>(&format!("sh-ron {p}"), false);
+        )*};
+    }
+    each_policy!(Spin, Backoff, Yield, SpinThenYield);
+}
