@@ -332,7 +332,8 @@ fn real_main(a: &Args) -> Result<(), String> {
     let _ = writeln!(
         s,
         "\n{} machines, {} acquisitions per point, K = 2, threads along the route \
-         (one per CPU), every lock with its default waiting policy, RON locks with 16 \
+         (one per CPU), every lock with its default waiting policy, `ron-raw` with one \
+         slot per CPU (its pooled block's active slots), the other RON locks with 16 \
          slots. The simulations took {cpu:.0} s of CPU time{}.\n",
         ms.len(),
         a.acquisitions,
