@@ -76,7 +76,7 @@
 //! policy (pauses that double up to a cap, then yields) that calls
 //! [`park_looks`] after each relax, as ron-core's locks do under
 //! `cfg(ron_vm)`. With both, every ron-core lock simulates a 128-CPU
-//! full-contention point of 20,000 acquisitions in under 2 s of host time
+//! full-contention point of 20,000 acquisitions in under 5 s of host time
 //! (see `docs/vm.md`, "Speed of the VM").
 #![warn(missing_docs)]
 
