@@ -32,8 +32,8 @@ pub const PHASE_B_MAX: u32 = 16384;
 /// lock instead of this thread taking it back by the fast path for the
 /// rest of its time slice: parking_lot's "eventual fairness" (a fair
 /// unlock about every 0.5 ms), without a handover. It only concerns threads
-/// that outnumber CPUs; the check runs every [`FAIR_CHECK_EVERY`] such
-/// releases (a clock read on each would cost the barging thread more than
+/// that outnumber CPUs; the clock is read only at every 64th such
+/// release (a clock read on each would cost the barging thread more than
 /// the yields do).
 pub const FAIR_EVERY_NS: u64 = 500_000;
 /// Releases with unseen waiters between two clock reads (see
