@@ -181,6 +181,9 @@ impl<const S: usize> SlotTable<S> {
                 Err(now) => cur = now,
             }
         }
+        if count(cur) == 0 && cur & GRANT != 0 {
+            crate::coverage::hit!("slots.stale_bell_cleared");
+        }
         self.set_bit(s);
         count(cur)
     }

@@ -30,7 +30,7 @@ use ron_core::ron_raw::pool::{Block, Pool};
 use ron_core::{RonInline, RonRaw, SlotToken, coverage};
 
 /// Every path `RonRaw` marks, in the order of the table.
-const PATHS: [&str; 15] = [
+const PATHS: [&str; 17] = [
     "ron_raw.fast",
     "ron_raw.register",
     "ron_raw.handover",
@@ -45,6 +45,8 @@ const PATHS: [&str; 15] = [
     "ron_raw.bell_claimed",
     "ron_raw.bell_lost",
     "ron_raw.take_noted",
+    "slots.stale_bit_cleared",
+    "slots.stale_bell_cleared",
     "ron_raw.executions",
 ];
 
@@ -284,7 +286,10 @@ fn doorbell_wakes_registered_waiter() {
 
 /// The holder hands over and comes back while the word is `HANDED`: it
 /// sees waiters registered and joins them (registers) without spending
-/// its unregistered looks.
+/// its unregistered looks. A waiter that takes its handover alone leaves
+/// its slot's bitmap bit and doorbell set: a later release's scan clears
+/// the bit (`stale_bit_cleared`), a later registration the doorbell
+/// (`stale_bell_cleared`).
 #[test]
 fn arrival_joins_early_on_handover() {
     run(
@@ -296,7 +301,12 @@ fn arrival_joins_early_on_handover() {
             preemptions: 2,
             max_executions: None,
         },
-        &["ron_raw.join_early", "ron_raw.handover"],
+        &[
+            "ron_raw.join_early",
+            "ron_raw.handover",
+            "slots.stale_bit_cleared",
+            "slots.stale_bell_cleared",
+        ],
     );
 }
 
