@@ -235,6 +235,14 @@ impl<const S: usize> RonPark<S> {
         if self.try_fast() {
             return SlotToken::NONE;
         }
+        self.acquire_contended()
+    }
+
+    /// The contended acquisition from the CPU hint, out of line so that
+    /// the fast path above inlines into every caller as one CAS.
+    #[cold]
+    #[inline(never)]
+    fn acquire_contended(&self) -> SlotToken {
         self.acquire_slow(crate::slots::slot_hint::<S>(), Deadline::NEVER)
             .expect("an acquisition without deadline only returns with the lock")
     }
@@ -513,6 +521,7 @@ impl<const S: usize> RonPark<S> {
     /// The release with threads parked and no wake-up in flight: claims
     /// `WAKING` (if nobody else has meanwhile) and wakes the next sleeper.
     #[cold]
+    #[inline(never)]
     fn release_slow(&self, token: SlotToken) {
         // The lock is free already. The CPU hint (for a fast-path token)
         // is user code: if it panics, `release_from_slot` claims and wakes

@@ -268,6 +268,14 @@ impl RonRaw {
         if self.word.lock_fast() {
             return SlotToken::NONE;
         }
+        self.acquire_contended()
+    }
+
+    /// The contended acquisition from the CPU hint, out of line so that
+    /// the fast path above inlines into every caller as one CAS.
+    #[cold]
+    #[inline(never)]
+    fn acquire_contended(&self) -> SlotToken {
         self.acquire_slow_in(pool::global(), slot_hint_of(pool::active_slots()))
     }
 
@@ -402,29 +410,39 @@ impl RonRaw {
         // their SeqCst registration, so a release that sees no block is
         // ordered before their next look at the lock word (they then see
         // it free).
-        // A block with nobody registered (its waiters may keep it across
-        // rounds while they yield) frees the lock at once too, without a
-        // reference: the release then costs what `RonInline`'s does.
         // mutants: route order only: a store-buffering pair with a
         // waiter's publication and registration; a release that misses
         // them frees the lock, which the waiter (polling the lock word)
         // takes at its next look; loom does not explore store buffering.
         let index = self.block.load(Ordering::SeqCst);
-        if !pool::anyone_registered(pool, index) {
+        if index == 0 {
             self.word.release_free();
-            if index != 0 {
-                // Waiters hold the block but none spins registered: they
-                // are off the CPU (yielding), and this thread may keep
-                // taking the lock back by its fast path. Now and then let
-                // them run (see `FAIR_EVERY_NS`).
-                wait::after_unseen_release();
-            }
             return;
         }
-        self.release_slow(pool, token);
+        self.release_with_block(pool, token, index);
+    }
+
+    /// The release of a lock that holds a block (it is or was contended),
+    /// out of line so that the uncontended release above inlines into
+    /// every caller as one load and one store.
+    #[inline(never)]
+    fn release_with_block(&self, pool: &Pool<'_>, token: SlotToken, index: u32) {
+        if pool::anyone_registered(pool, index) {
+            self.release_slow(pool, token);
+            return;
+        }
+        // Waiters hold the block but none spins registered: they are off
+        // the CPU (yielding). Free the lock without a reference: the
+        // release then costs what `RonInline`'s does.
+        self.word.release_free();
+        // Threads outnumber CPUs, and this one would keep taking the lock
+        // back by its fast path for the rest of its time slice; now and
+        // then let the others run (see `FAIR_EVERY_NS`).
+        wait::after_unseen_release(|| pool.block(index).map_or(0, |b| b.refs()));
     }
 
     #[cold]
+    #[inline(never)]
     fn release_slow(&self, pool: &Pool<'_>, token: SlotToken) {
         // The CPU hint (for a fast-path token) is user code: it is asked
         // before anything changes, and if it panics the release runs from
