@@ -43,6 +43,7 @@ pub const PHASE_B_MAX: u32 = 16384;
 pub const FAIR_EVERY_NS: u64 = 500_000;
 /// Releases with unseen waiters between two clock reads (see
 /// [`FAIR_EVERY_NS`]).
+#[cfg(all(feature = "std", not(loom), not(shuttle), not(miri)))]
 const FAIR_CHECK_EVERY: u32 = 64;
 
 #[cfg(all(feature = "std", not(loom), not(shuttle), not(miri)))]
@@ -53,12 +54,12 @@ crate::sync::thread_local! {
         const { core::cell::Cell::new((0, None)) };
 }
 
-/// Waiters per CPU from which [`after_unseen_release`]'s pause is a sleep
-/// rather than a yield: with fewer, the waiters of each CPU get their turn
-/// from yields well enough, and a sleeping releaser only moves the lock to
-/// another CPU more often (measured on 2 CPUs, 8 threads, nCS 0: 0.61 to
-/// 0.77 of parking_lot's throughput with a sleep, 0.96 to 1.00 with a
-/// yield).
+/// Waiters per CPU (holding the lock's block) from which the fairness
+/// pause of [`FAIR_EVERY_NS`] is a sleep rather than a yield: with fewer,
+/// the waiters of each CPU get their turn from yields well enough, and a
+/// sleeping releaser only moves the lock to another CPU more often
+/// (measured on 2 CPUs, 8 threads, nCS 0: 0.61 to 0.77 of parking_lot's
+/// throughput with a sleep, 0.95 to 1.01 with a yield).
 pub const FAIR_SLEEP_CROWD: usize = 4;
 
 /// The pause [`after_unseen_release`] sleeps: the shortest sleep there is
