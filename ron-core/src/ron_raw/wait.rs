@@ -80,7 +80,7 @@ const FAIR_SLEEP: core::time::Duration = core::time::Duration::from_nanos(1);
 /// every yield, so waiters that yield often queue behind the one thread
 /// that never does. Measured with `ron bench --threads 128 --ncs 0` on 2
 /// CPUs: with a yield here, one thread made 30 to 65 % of all acquisitions
-/// in most runs (fairness factor 0.72 to 0.94); with the sleep, 0.53 to
+/// in most runs (fairness factor 0.72 to 0.95); with the sleep, 0.53 to
 /// 0.62. A sleeping thread leaves the run queue, so its CPU's waiters run
 /// and take the lock.
 ///
