@@ -73,30 +73,55 @@ fn spin_iters(n: u64) {
 }
 
 /// Busy-wait loop iterations per nanosecond on this machine (calibrated
-/// once: the fastest of several 2 ms trials, so that a busy machine during
-/// calibration errs towards shorter, not longer, waits).
+/// once, by [`measure_iters_per_ns`]; every [`spin_ns`] uses this value).
 pub fn iters_per_ns() -> f64 {
     static IPN: OnceLock<f64> = OnceLock::new();
-    *IPN.get_or_init(|| {
-        let mut n = 1_000u64;
-        // Grow the trial until it takes about 2 ms.
-        loop {
-            let t = Instant::now();
-            spin_iters(n);
-            if t.elapsed() >= Duration::from_millis(2) || n >= 1 << 34 {
-                break;
-            }
-            n *= 2;
+    *IPN.get_or_init(measure_iters_per_ns)
+}
+
+/// Measures the busy-wait loop's iterations per nanosecond now: the
+/// fastest of several 2 ms trials, so that a busy machine errs towards
+/// shorter, not longer, waits. A run can call it again at its end and
+/// compare with [`iters_per_ns`] to see whether the machine's speed changed
+/// meanwhile (then its `spin_ns` waits were off by the same factor).
+pub fn measure_iters_per_ns() -> f64 {
+    let mut n = 1_000u64;
+    // Grow the trial until it takes about 2 ms.
+    loop {
+        let t = Instant::now();
+        spin_iters(n);
+        if t.elapsed() >= Duration::from_millis(2) || n >= 1 << 34 {
+            break;
         }
-        let mut best = f64::INFINITY;
-        for _ in 0..7 {
-            let t = Instant::now();
-            spin_iters(n);
-            best = best.min(t.elapsed().as_nanos() as f64);
-        }
-        let r = n as f64 / best.max(1.0);
-        if r.is_finite() && r > 0.0 { r } else { 1.0 }
-    })
+        n *= 2;
+    }
+    let mut best = f64::INFINITY;
+    for _ in 0..7 {
+        let t = Instant::now();
+        spin_iters(n);
+        best = best.min(t.elapsed().as_nanos() as f64);
+    }
+    let r = n as f64 / best.max(1.0);
+    if r.is_finite() && r > 0.0 { r } else { 1.0 }
+}
+
+/// How far off the `spin_ns` waits of a run were, as a fraction, when the
+/// busy loop ran at `calibrated` iterations/ns at the start (the value
+/// every wait used) and at `now` at the end: `Some(0.45)` when the waits
+/// were about 45 % shorter or longer than asked, `None` within `tolerance`.
+///
+/// ```
+/// use ron_bench::clock::spin_drift;
+/// assert_eq!(spin_drift(3.7, 3.6, 0.15), None);
+/// let off = spin_drift(2.0, 4.0, 0.15).unwrap();
+/// assert!((off - 0.5).abs() < 1e-9);
+/// ```
+pub fn spin_drift(calibrated: f64, now: f64, tolerance: f64) -> Option<f64> {
+    if !(calibrated > 0.0 && now > 0.0) {
+        return None;
+    }
+    let off = (1.0 - calibrated / now).abs();
+    (off > tolerance).then_some(off)
 }
 
 /// Busy-waits for about `ns` nanoseconds without reading a clock.

@@ -239,6 +239,9 @@ pub fn run(args: Args) -> CliResult {
         )
         .map_err(bench_err)?;
     pb.finish_and_clear();
+    if grid.ncs_ns.iter().any(|&n| n > 0.0) {
+        warn_if_speed_changed();
+    }
     let mut meta = meta;
     meta.interrupted = outcome.interrupted;
     let rows = outcome.rows;
@@ -362,6 +365,30 @@ impl Render for Rows<ManyLocksRow> {
 }
 
 /// The run's metadata.
+/// After a run with nCS waits: measures the busy loop again and warns if
+/// the machine's speed changed since the calibration every wait used (a
+/// host that throttles or shares its CPUs), since the nCS columns then
+/// name waits the run did not make.
+fn warn_if_speed_changed() {
+    let calibrated = clock::iters_per_ns();
+    let now = clock::measure_iters_per_ns();
+    if let Some(off) = clock::spin_drift(calibrated, now, SPEED_TOLERANCE) {
+        output::warning(&format!(
+            "the busy loop ran at {now:.3} iterations/ns after the run and at {calibrated:.3} when it was calibrated: the machine's speed changed, so the nCS waits were about {:.0} % {} than their column says; compare locks within this run only, and run again for absolute numbers",
+            off * 100.0,
+            if calibrated < now {
+                "shorter"
+            } else {
+                "longer"
+            }
+        ));
+    }
+}
+
+/// Largest change of the busy loop's speed between calibration and the end
+/// of a run that passes without a warning.
+const SPEED_TOLERANCE: f64 = 0.15;
+
 fn run_meta(
     source: &str,
     calibration: Option<ron_topo::Fingerprint>,
