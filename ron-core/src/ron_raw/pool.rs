@@ -187,7 +187,9 @@ impl Block {
         }
     }
 
-    /// Current reference count (a snapshot, for tests).
+    /// Current reference count: the waiters holding the block, plus a
+    /// releaser during its scan (a snapshot: for tests, and for the
+    /// fairness pause's count of waiters).
     #[doc(hidden)]
     pub fn refs(&self) -> u32 {
         self.head.refs.load(Ordering::Relaxed) // a snapshot by contract
