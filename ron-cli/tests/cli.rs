@@ -43,6 +43,32 @@ fn bench_errors_are_one_line() {
 }
 
 #[test]
+fn corunner_says_which_options_it_ignores() {
+    let o = ron(&[
+        "bench",
+        "--workload",
+        "corunner",
+        "--policies",
+        "spin-then-yield",
+        "--waiters",
+        "1",
+        "--duration",
+        "10ms",
+        "--locks",
+        "ttas",
+        "--repeat",
+        "2",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("warning: --locks, --repeat do not apply to --workload corunner"),
+        "{err}"
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).contains("spin-then-yield"));
+}
+
+#[test]
 fn matrix_errors_are_one_line() {
     assert_one_line_error(
         &["route", "--matrix", "/nonexistent/m.csv"],

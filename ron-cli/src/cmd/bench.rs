@@ -558,6 +558,21 @@ fn install_route(skip: bool) -> (String, Option<ron_topo::Fingerprint>) {
 
 fn run_corunner_cmd(args: &Args, duration: Duration) -> CliResult {
     let policies = corunner::resolve(&args.policies).map_err(bench_err)?;
+    let ignored: Vec<&str> = [
+        (args.locks != "default", "--locks"),
+        (args.threads.is_some(), "--threads"),
+        (args.repeat != 3, "--repeat"),
+    ]
+    .into_iter()
+    .filter_map(|(given, flag)| given.then_some(flag))
+    .collect();
+    if !ignored.is_empty() {
+        output::warning(&format!(
+            "{} {} not apply to --workload corunner: its rows are waiting policies (--policies) by waiters sharing a CPU (--waiters), one run each",
+            ignored.join(", "),
+            if ignored.len() == 1 { "does" } else { "do" }
+        ));
+    }
     let waiters = args::positive_list("--waiters", &args.waiters, 1024)?;
     let (source, fingerprint) = install_route(args.no_install);
     let order = ron_bench::pin::cpu_order();
