@@ -5,7 +5,9 @@
 //! suits a few hot locks that are contended all the time; for anything
 //! else (and a lock per object) use [`RonRaw`](super::RonRaw), 8 bytes.
 //! Same guarantees, same lock word, same waiting policy (see the
-//! [module docs](super)).
+//! [module docs](super)), except `RonRaw`'s fairness pause
+//! ([`FAIR_EVERY_NS`](super::FAIR_EVERY_NS)): it counts the waiters that
+//! hold a pooled block, and inline slots have no such count.
 
 use crossbeam_utils::CachePadded;
 
@@ -63,6 +65,15 @@ impl<const S: usize> RonInline<S> {
         if self.head.word.lock_fast() {
             return SlotToken::NONE;
         }
+        self.acquire_contended()
+    }
+
+    /// The contended acquisition from the CPU hint, out of line so that
+    /// the fast path above inlines into every caller as one CAS (as for
+    /// `RonRaw`).
+    #[cold]
+    #[inline(never)]
+    fn acquire_contended(&self) -> SlotToken {
         self.head.word.acquire_slow(&self.slots, slot_hint::<S>())
     }
 
@@ -126,6 +137,7 @@ impl<const S: usize> RonInline<S> {
     }
 
     #[cold]
+    #[inline(never)]
     fn release_slow(&self, token: SlotToken) {
         // The hint is asked before anything changes; if it panics, the
         // release runs from slot 0 (see `RonRaw::release_slow`).

@@ -220,6 +220,25 @@ pub const DEFAULT_SLOTS: usize = 16;
 /// lock word and a block index, 8-aligned so that both share a line); its
 /// route-ordered slots (one per CPU, up to 256) come from the [`pool`]
 /// while it is contended.
+///
+/// * **States:** the lock word (`FREE`, `LOCKED`, `HANDED(slot, n)`) and,
+///   while contended, a pooled block's slots (waiter count, doorbell,
+///   bitmap); table in the [module docs](self).
+/// * **Guarantees:** mutual exclusion (the lock belongs to whoever CASes
+///   the word to `LOCKED`, as in a test-and-set lock; slots and the CPU
+///   hint only steer); progress (a handover nobody takes is taken over
+///   after [`PATIENCE_NS`], or [`PATIENCE`] looks without `std`); no
+///   waiting bound (the fast path barges;
+///   fairness is measured, not promised). Pool exhaustion degrades to
+///   plain TTAS waiting, never to an error.
+/// * **Panics:** the only user code is the CPU hint: `lock` asks it
+///   before registering anything, and an unlock whose hint panics has
+///   released the lock before it unwinds.
+/// * **Cost:** uncontended, one CAS to lock and one load plus one store to
+///   unlock. A thread that keeps freeing it while its waiters are all off
+///   the CPU pauses after a release about every [`FAIR_EVERY_NS`]: a
+///   yield, or a sleep of about 50 µs with [`FAIR_SLEEP_CROWD`] or more
+///   waiters per CPU.
 #[repr(C, align(8))]
 pub struct RonRaw {
     word: Word,
