@@ -116,9 +116,9 @@
 //! `spin_loop` hint after the first and a `sched_yield` after every later
 //! one (see `pause` for the measurement behind it). The budget doubles
 //! (up to [`SPIN_MAX`]) when a spinner takes the lock, and halves (down
-//! to [`SPIN_MIN`]) whenever a waiter has to sleep, so it shrinks when threads outnumber CPUs and
-//! spinning stops paying, and grows back when handovers happen while
-//! waiters spin.
+//! to [`SPIN_MIN`]) whenever a waiter has to sleep, so it shrinks when
+//! threads outnumber CPUs and spinning stops paying, and grows back when
+//! handovers happen while waiters spin.
 //!
 //! ## Cost
 //! Bytes per lock: `128 * (S + 2)` (the lock and parked words, the budget
@@ -189,6 +189,7 @@ fn pause(look: u32) {
     #[cfg(any(loom, shuttle))]
     crate::sync::spin_loop();
 }
+
 /// Default number of slots.
 pub const DEFAULT_SLOTS: usize = 16;
 

@@ -61,9 +61,9 @@ fn the_seed_changes_the_run() {
 /// blocks come from a process-wide pool and keep slot state from earlier
 /// runs in the process (which block a run claims depends on the lock's
 /// host address), and after another test's `ron-raw` runs the two rows
-/// differed in their last digits (in about half of 22 runs of this file with its
-/// tests one at a time; once in CI). `same_seed_same_bytes` still checks
-/// that `ron-raw` repeats.
+/// differed in their last digits (in about half of 22 runs of this file
+/// with its tests one at a time; once in CI). `same_seed_same_bytes`
+/// still checks that `ron-raw` repeats.
 #[test]
 fn suspending_spinners_changes_nothing() {
     for lock in ron_vm_bench::locks::NAMES {

@@ -364,7 +364,6 @@ impl Render for Rows<ManyLocksRow> {
     }
 }
 
-/// The run's metadata.
 /// After a run with nCS waits: measures the busy loop again and warns if
 /// the machine's speed changed since the calibration every wait used (a
 /// host that throttles or shares its CPUs), since the nCS columns then
@@ -389,6 +388,7 @@ fn warn_if_speed_changed() {
 /// of a run that passes without a warning.
 const SPEED_TOLERANCE: f64 = 0.15;
 
+/// The run's metadata.
 fn run_meta(
     source: &str,
     calibration: Option<ron_topo::Fingerprint>,
