@@ -27,6 +27,11 @@
 //!   takes a free lock past registered sleepers
 //!   (`ron_park.fast_past_sleepers`) and the woken waiter looks at the word
 //!   while still registered (`ron_park.woken_sees_free`), both counted.
+//!   Under loom `HUNGER_AFTER` is zero, so a woken waiter that loses the
+//!   lock starves: the holder's next release hands the lock over without
+//!   freeing it (`ron_park.handed_over`), or the starving waiter takes it
+//!   free (`ron_park.hungry_takes`), both counted. Weakening the hand-over
+//!   RMW's Release makes this model fail (a race on the cell).
 //!
 //! Every model checks mutual exclusion through a `loom::cell::UnsafeCell`,
 //! the final count, and that the lock is free at the end.
@@ -128,10 +133,13 @@ fn two_sleepers() {
 /// free lock by the fast path while the waiter is still registered
 /// (`ron_park.fast_past_sleepers`), and the woken waiter looks at the word
 /// while still registered before it competes (`ron_park.woken_sees_free`):
-/// neither may break exclusion or leave the waiter asleep.
+/// neither may break exclusion or leave the waiter asleep. A woken waiter
+/// that loses starves and gets the lock handed over by the holder's next
+/// release (`ron_park.handed_over`) or takes it free
+/// (`ron_park.hungry_takes`); four preemptions reach the hand-over.
 fn arrival_passes_sleeper() {
     let mut b = loom::model::Builder::new();
-    b.preemption_bound = Some(3);
+    b.preemption_bound = Some(4);
     b.max_branches = 50_000;
     b.check(|| {
         let s = Shared::<RonPark<1>>::new();
@@ -191,6 +199,8 @@ fn park_unpark_races() {
                 "ron_park.wakes",
                 "ron_park.fast_past_sleepers",
                 "ron_park.woken_sees_free",
+                "ron_park.handed_over",
+                "ron_park.hungry_takes",
             ],
         ),
     ];

@@ -130,10 +130,13 @@ slotted!(
 );
 
 /// Slotted, and its sleeps and wake-ups are the paths its lost wake-ups
-/// would hide in: each test asserts them reached.
+/// would hide in, and the hand-over to a starving waiter (every woken
+/// waiter that loses starves under shuttle) one where a lock could be
+/// lost: each test asserts them reached.
 impl TestLock for RonPark<4> {
     const SLOTTED: bool = true;
-    const PATHS: &'static [&'static str] = &["ron_park.sleeps", "ron_park.wakes"];
+    const PATHS: &'static [&'static str] =
+        &["ron_park.sleeps", "ron_park.wakes", "ron_park.handed_over"];
     fn lock_in(&self, hint: usize) -> SlotToken {
         self.acquire_in(hint)
     }
