@@ -54,7 +54,7 @@
 //! | [`Ticket`] | FIFO ticket lock | 8 | mutual exclusion, progress, FIFO (bound `q`) |
 //! | [`Ttas`] | test-and-test-and-set (glibc `pthread_spin_lock` shape) | 1 | mutual exclusion, progress; no waiting bound |
 //! | [`Tas`] | test-and-set | 1 | mutual exclusion, progress; no waiting bound |
-//! | [`RonPark`] (`std`) | RON slots whose waiters spin, then sleep on a futex; a release wakes the next sleeper along the route | `128 * (S + 2)`, 2304 for `S = 16` | mutual exclusion, progress; no waiting bound |
+//! | [`RonPark`] (`std`) | RON slots whose waiters spin, then sleep on a futex; a release wakes the next sleeper along the route | `128 * (S + 2)`, 2304 for `S = 16` | mutual exclusion, progress; no strict waiting bound (a waiter parked for 1 ms that loses is handed the lock) |
 //!
 //! ## Where things are
 //! | file | role |

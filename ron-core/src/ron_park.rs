@@ -104,7 +104,8 @@
 //! * A release first looks at `state` (on the lock word's line). If
 //!   `HUNGRY` is set, it swaps it for `HANDOFF` in one RMW (Release) and
 //!   returns *without freeing `lock`*: the starving waiter sees `HANDOFF`,
-//!   clears it (Acquire) and holds the lock. No other thread can take the
+//!   clears it and holds the lock (its unpark, an Acquire RMW of `state`
+//!   before the guard is returned, orders it after the release's RMW). No other thread can take the
 //!   lock meanwhile: `lock` never reads free. The lock was never free, so
 //!   this release owes no wake-up.
 //! * A release that looked before `HUNGRY` was set frees the lock as
@@ -274,9 +275,9 @@ struct ParkSlot {
 
 /// A parking RON lock with `S` slots: waiters spin, then sleep on a futex.
 ///
-/// * **States:** the lock word, the `state` word (`WAKING`, parked count)
-///   and per slot its sleeper count and futex epoch; table in the
-///   [module docs](self).
+/// * **States:** the lock word, the `state` word (`WAKING`, `HUNGRY`,
+///   `HANDOFF`, parked count) and per slot its sleeper count and futex
+///   epoch; table in the [module docs](self).
 /// * **Guarantees:** mutual exclusion (the lock is taken by the CAS that
 ///   sees it free, or handed over by a release that never frees it);
 ///   progress (while threads are parked and the lock is free, a wake-up is
@@ -496,11 +497,12 @@ impl<const S: usize> RonPark<S> {
     ///
     /// It stays awake meanwhile (looks and yields): a release that sees
     /// `HUNGRY` leaves the lock `LOCKED` for it, so it must be there to
-    /// take it; it waits at most until the next release.
+    /// take it; the next release that reads `HUNGRY` hands over.
     fn wait_hand_over(&self, deadline: Deadline) -> bool {
         let mut look = 0u32;
         loop {
-            // Relaxed: a look; `take_hand_over` has the Acquire.
+            // Relaxed: a look; the unpark after `take_hand_over` has the
+            // Acquire.
             if self.word.state.load(Ordering::Relaxed) & HANDOFF != 0 {
                 self.take_hand_over();
                 return true;
@@ -725,7 +727,9 @@ crate::raw_impl::impl_default_debug! {
 // a CAS of `lock` that found it free and set it (Acquire, pairing with the
 // release's Release store that freed it), or, for the one starving waiter,
 // after it cleared the `HANDOFF` that the holder's release set instead of
-// freeing `lock` (Acquire, pairing with that RMW's Release); only the
+// freeing `lock` and then unparked (an AcqRel RMW of `state` that reads
+// from the release sequence of that release's RMW, whose Release publishes
+// its critical section); only the
 // holder's release writes `lock` otherwise, and a release that handed over
 // leaves it `LOCKED`, so one thread owns the lock at a time. The parked
 // count, `WAKING`, slots, sleepers and futex wake-ups only decide who is
