@@ -8,6 +8,7 @@ mod error;
 mod input;
 mod output;
 mod progress;
+mod rows;
 
 use clap::{CommandFactory, Parser, Subcommand};
 

@@ -10,11 +10,11 @@
 use std::path::{Path, PathBuf};
 
 use ron_bench::report::{self, BenchRow};
-use serde::Serialize;
 
 use crate::error::{CliError, CliResult};
 use crate::input;
-use crate::output::{self, Format, json, table};
+use crate::output::{self, Format};
+use crate::rows::{CompareRow, Verdict};
 
 /// Arguments of `ron compare`.
 #[derive(clap::Args, Debug)]
@@ -28,54 +28,6 @@ pub struct Args {
     /// Format on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
-}
-
-/// Whether a difference exceeds the noise.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    /// New is faster, beyond the noise.
-    Faster,
-    /// New is slower, beyond the noise.
-    Slower,
-    /// The difference is within twice the combined standard deviation.
-    WithinNoise,
-    /// A single run on one side: no spread to judge by.
-    OneRun,
-}
-
-impl std::fmt::Display for Verdict {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Verdict::Faster => "faster",
-            Verdict::Slower => "slower",
-            Verdict::WithinNoise => "within noise",
-            Verdict::OneRun => "? (1 run)",
-        })
-    }
-}
-
-/// One point present in both runs.
-#[derive(Debug, Clone, Serialize)]
-pub struct CompareRow {
-    /// Lock.
-    pub lock: String,
-    /// Workload.
-    pub workload: String,
-    /// Threads.
-    pub threads: usize,
-    /// Mean non-critical section (ns).
-    pub ncs_ns: f64,
-    /// Old throughput (Mlocks/s).
-    pub old_mlocks_per_s: f64,
-    /// New throughput (Mlocks/s).
-    pub new_mlocks_per_s: f64,
-    /// new / old.
-    pub ratio: Option<f64>,
-    /// Standard deviation of the ratio.
-    pub ratio_sd: Option<f64>,
-    /// Beyond the noise?
-    pub verdict: Verdict,
 }
 
 /// Reads the rows of a `ron bench` result file (JSON or CSV).
@@ -216,16 +168,11 @@ pub fn run(args: Args) -> CliResult {
             args.new.display()
         )));
     }
-    let text = match args.format {
-        Format::Table => format!(
-            "{} (old) -> {} (new)\n{}{}",
-            args.old.display(),
-            args.new.display(),
-            table::compare(&rows),
-            verdict_line(&rows)
-        ),
-        Format::Csv => output::csv::compare(&rows),
-        Format::Json => json::pretty(&rows)?,
-    };
+    let head = format!(
+        "{} (old) -> {} (new)\n",
+        args.old.display(),
+        args.new.display()
+    );
+    let text = output::render(args.format, &head, &rows, &verdict_line(&rows), &rows)?;
     output::stdout(&text)
 }

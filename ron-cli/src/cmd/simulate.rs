@@ -10,16 +10,15 @@ use std::path::PathBuf;
 
 use ron_bench::report::ratio;
 use ron_sim::{
-    Costs, CpuSelection, PolicyKind, PolicyParams, SimConfig, SimError, SimReport, Simulator,
-    groups,
+    Costs, CpuSelection, PolicyKind, PolicyParams, SimConfig, SimError, Simulator, groups,
 };
 use ron_topo::{SolveOptions, tsp};
-use serde::Serialize;
 
 use crate::args;
 use crate::error::{CliError, CliResult};
-use crate::output::{self, Format, json, table};
+use crate::output::{self, Format};
 use crate::progress;
+use crate::rows::SimRow;
 
 /// Where the threads run.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,18 +92,6 @@ pub struct Args {
     /// Format on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
-}
-
-/// One output row: a [`SimReport`] plus its ratios to FIFO.
-#[derive(Serialize, Debug)]
-pub struct SimRow {
-    /// The simulation's measurements.
-    #[serde(flatten)]
-    pub report: SimReport,
-    /// throughput / FIFO's throughput at the same threads and nCS.
-    pub throughput_vs_fifo: Option<f64>,
-    /// handover mean / FIFO's handover mean at the same threads and nCS.
-    pub handover_vs_fifo: Option<f64>,
 }
 
 /// Runs `ron simulate`.
@@ -192,30 +179,28 @@ pub fn run(args: Args) -> CliResult {
     }
 
     pb.finish_and_clear();
-    let text = match args.format {
-        Format::Json => json::pretty(&rows)?,
-        Format::Csv => output::csv::simulate(&rows),
-        Format::Table => {
-            let c = sim.costs();
-            let identity: Vec<usize> = (0..n).collect();
-            format!(
-                "matrix {label}: {n} CPU{}; groups (near = under 3/4 of the median pair): {}; per handover: FIFO mean {:.1} ns, route {:.1} ns, identity order {:.1} ns (full lap / n)\nCS {} ns, {} simulated per run, seed {}, threads on {}\n\n{}",
-                if n == 1 { "" } else { "s" },
-                group_summary(sim.groups()),
-                c.fifo_mean(),
-                route.cost / n as f64,
-                c.tour_cost(&identity) / n as f64,
-                args.cs,
-                args::show_duration(duration),
-                args.seed,
-                match args.cpus {
-                    Cpus::First => "the first CPUs of the matrix",
-                    Cpus::Random => "CPUs drawn at random",
-                },
-                table::simulate(&rows)
-            )
-        }
+    let head = if args.format == Format::Table {
+        let c = sim.costs();
+        let identity: Vec<usize> = (0..n).collect();
+        format!(
+            "matrix {label}: {n} CPU{}; groups (near = under 3/4 of the median pair): {}; per handover: FIFO mean {:.1} ns, route {:.1} ns, identity order {:.1} ns (full lap / n)\nCS {} ns, {} simulated per run, seed {}, threads on {}\n\n",
+            if n == 1 { "" } else { "s" },
+            group_summary(sim.groups()),
+            c.fifo_mean(),
+            route.cost / n as f64,
+            c.tour_cost(&identity) / n as f64,
+            args.cs,
+            args::show_duration(duration),
+            args.seed,
+            match args.cpus {
+                Cpus::First => "the first CPUs of the matrix",
+                Cpus::Random => "CPUs drawn at random",
+            },
+        )
+    } else {
+        String::new()
     };
+    let text = output::render(args.format, &head, &rows, "", &rows)?;
     output::stdout(&text)
 }
 

@@ -2,9 +2,9 @@
 //! field needs it). Missing numbers are empty fields.
 
 use ron_bench::report::{BenchRow, CorunnerRow};
+use ron_bench::workload::many_locks::ManyLocksRow;
 
-use crate::cmd::compare::CompareRow;
-use crate::cmd::simulate::SimRow;
+use crate::rows::{CompareRow, SimRow};
 
 /// A CSV document from a header and records.
 pub fn document(header: &[&str], records: impl IntoIterator<Item = Vec<String>>) -> String {
@@ -201,6 +201,66 @@ pub fn compare(rows: &[CompareRow]) -> String {
                 o(r.ratio),
                 o(r.ratio_sd),
                 r.verdict.to_string(),
+            ]
+        }),
+    )
+}
+
+/// The CSV columns of many-locks rows (JSON has these and `per_thread`).
+pub const MANY_LOCKS_COLUMNS: [&str; 22] = [
+    "workload",
+    "lock",
+    "threads",
+    "n_locks",
+    "duration_s",
+    "pinned",
+    "seed",
+    "repeats",
+    "mops_per_s",
+    "mops_per_s_sd",
+    "mops_per_s_min",
+    "mops_per_s_max",
+    "total",
+    "fairness_factor",
+    "cpu_ns_per_op",
+    "vs_parking_lot",
+    "vs_parking_lot_sd",
+    "bytes_per_lock",
+    "lock_bytes",
+    "rss_bytes",
+    "rss_delta_bytes",
+    "exclusion_ok",
+];
+
+/// Many-locks rows as CSV.
+pub fn many_locks(rows: &[ManyLocksRow]) -> String {
+    let u = |x: Option<u64>| x.map_or_else(String::new, |v| v.to_string());
+    document(
+        &MANY_LOCKS_COLUMNS,
+        rows.iter().map(|r| {
+            vec![
+                r.workload.clone(),
+                r.lock.clone(),
+                r.threads.to_string(),
+                r.n_locks.to_string(),
+                format!("{:.4}", r.duration_s),
+                r.pinned.to_string(),
+                r.seed.to_string(),
+                r.repeats.to_string(),
+                format!("{:.4}", r.mops_per_s),
+                format!("{:.4}", r.mops_per_s_sd),
+                format!("{:.4}", r.mops_per_s_min),
+                format!("{:.4}", r.mops_per_s_max),
+                r.total.to_string(),
+                o(r.fairness_factor),
+                o(r.cpu_ns_per_op),
+                o(r.vs_parking_lot),
+                o(r.vs_parking_lot_sd),
+                r.bytes_per_lock.to_string(),
+                r.lock_bytes.to_string(),
+                u(r.rss_bytes),
+                u(r.rss_delta_bytes),
+                r.exclusion_ok.to_string(),
             ]
         }),
     )

@@ -9,6 +9,9 @@
 //!   redirected table stays a table;
 //! * `--out` creates missing directories (as cargo and criterion do) and is
 //!   checked before any work starts.
+//!
+//! Every kind of row implements [`Render`]; [`render`] is the one place
+//! that picks the rendering for a format.
 
 pub mod csv;
 pub mod json;
@@ -17,7 +20,12 @@ pub mod table;
 use std::io::Write as _;
 use std::path::Path;
 
+use ron_bench::report::{BenchRow, CorunnerRow};
+use ron_bench::workload::many_locks::ManyLocksRow;
+use serde::Serialize;
+
 use crate::error::CliError;
+use crate::rows::{CompareRow, SimRow};
 
 /// Output format of every subcommand.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -108,4 +116,49 @@ pub fn status(line: &str) {
 /// A warning on stderr (`warning: ...`, as cargo writes them).
 pub fn warning(line: &str) {
     eprintln!("warning: {line}");
+}
+
+/// A kind of result row: its table and its CSV.
+pub trait Render: Sized {
+    /// The rows as an aligned table.
+    fn table(rows: &[Self]) -> String;
+    /// The rows as CSV.
+    fn csv(rows: &[Self]) -> String;
+}
+
+/// `rows` in `format`: for a table, `head`, the table and `foot`; CSV
+/// rows; or `json` (the rows, or the rows with the run's metadata).
+pub fn render<R: Render>(
+    format: Format,
+    head: &str,
+    rows: &[R],
+    foot: &str,
+    json: &(impl Serialize + ?Sized),
+) -> Result<String, CliError> {
+    Ok(match format {
+        Format::Table => format!("{head}{}{foot}", R::table(rows)),
+        Format::Csv => R::csv(rows),
+        Format::Json => json::pretty(json)?,
+    })
+}
+
+macro_rules! render_with {
+    ($($row:ty => $f:ident),* $(,)?) => {$(
+        impl Render for $row {
+            fn table(rows: &[Self]) -> String {
+                table::$f(rows)
+            }
+            fn csv(rows: &[Self]) -> String {
+                csv::$f(rows)
+            }
+        }
+    )*};
+}
+
+render_with! {
+    BenchRow => bench,
+    CorunnerRow => corunner,
+    ManyLocksRow => many_locks,
+    SimRow => simulate,
+    CompareRow => compare,
 }

@@ -2,9 +2,9 @@
 //! right-aligned), one renderer per kind of result.
 
 use ron_bench::report::{BenchRow, CorunnerRow};
+use ron_bench::workload::many_locks::ManyLocksRow;
 
-use crate::cmd::compare::CompareRow;
-use crate::cmd::simulate::SimRow;
+use crate::rows::{CompareRow, SimRow};
 
 /// An aligned Markdown table: numeric columns right-aligned, text columns
 /// left-aligned (`-` counts as numeric: it marks a missing number).
@@ -211,6 +211,58 @@ pub fn compare(rows: &[CompareRow]) -> String {
                 opt(r.ratio, 3),
                 opt(r.ratio_sd, 3),
                 r.verdict.to_string(),
+            ]
+        })
+        .collect();
+    table(&header, &cells)
+}
+
+fn mib(bytes: u64) -> String {
+    format!("{:.1}", bytes as f64 / (1u64 << 20) as f64)
+}
+
+/// The table of many-locks rows.
+pub fn many_locks(rows: &[ManyLocksRow]) -> String {
+    let header = [
+        "lock",
+        "threads",
+        "locks",
+        "Mops/s",
+        "+- sd",
+        "x parking_lot",
+        "+- sd",
+        "fairness",
+        "CPU ns/op",
+        "bytes/lock",
+        "locks MiB",
+        "RSS MiB",
+        "+RSS MiB",
+    ];
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            vec![
+                if r.exclusion_ok {
+                    r.lock.clone()
+                } else {
+                    format!("{} (EXCLUSION FAILED)", r.lock)
+                },
+                r.threads.to_string(),
+                r.n_locks.to_string(),
+                format!("{:.3}", r.mops_per_s),
+                if r.repeats > 1 {
+                    format!("{:.3}", r.mops_per_s_sd)
+                } else {
+                    "-".into()
+                },
+                opt(r.vs_parking_lot, 2),
+                opt(r.vs_parking_lot_sd, 2),
+                opt(r.fairness_factor, 3),
+                opt(r.cpu_ns_per_op, 0),
+                r.bytes_per_lock.to_string(),
+                mib(r.lock_bytes),
+                r.rss_bytes.map_or_else(|| "-".into(), mib),
+                r.rss_delta_bytes.map_or_else(|| "-".into(), mib),
             ]
         })
         .collect();

@@ -1,0 +1,55 @@
+//! The co-runner workload: a compute thread sharing its CPU with waiters
+//! of each waiting policy, and the slowdown they cause it.
+
+use std::time::Duration;
+
+use ron_bench::grid::run_corunner;
+use ron_bench::workload::corunner;
+
+use super::options::Args;
+use super::shared::{bench_err, install_route, print_rows, run_meta, save_out};
+use crate::args;
+use crate::error::CliResult;
+use crate::output;
+use crate::progress;
+
+/// Runs the co-runner rows: one per (policy, waiters).
+pub(super) fn run(args: &Args, duration: Duration) -> CliResult {
+    let policies = corunner::resolve(&args.policies).map_err(bench_err)?;
+    let ignored: Vec<&str> = [
+        (args.locks != "default", "--locks"),
+        (args.threads.is_some(), "--threads"),
+        (args.repeat != 3, "--repeat"),
+    ]
+    .into_iter()
+    .filter_map(|(given, flag)| given.then_some(flag))
+    .collect();
+    if !ignored.is_empty() {
+        output::warning(&format!(
+            "{} {} not apply to --workload corunner: its rows are waiting policies (--policies) by waiters sharing a CPU (--waiters), one run each",
+            ignored.join(", "),
+            if ignored.len() == 1 { "does" } else { "do" }
+        ));
+    }
+    let waiters = args::positive_list("--waiters", &args.waiters, 1024)?;
+    let (source, fingerprint) = install_route(args.no_install);
+    let order = ron_bench::pin::cpu_order();
+    let meta = run_meta(&source, fingerprint, 1, order.len());
+    let header = format!(
+        "ron bench --workload corunner: compute thread + W waiters on CPU {}, lock held on CPU {}; {} alone + {} shared per row; route from {source}\n",
+        order[0],
+        order[1 % order.len()],
+        args::show_duration(duration),
+        args::show_duration(duration),
+    );
+    let total = policies.len() * waiters.len();
+    let pb = progress::bar(total as u64, duration * 2 * total as u32, "corunner");
+    let rows = run_corunner(&policies, &waiters, duration, |done, _, label| {
+        pb.set_position(done as u64);
+        pb.set_message(label.to_string());
+    })
+    .map_err(bench_err)?;
+    pb.finish_and_clear();
+    print_rows(args, &meta, &rows, &header, "")?;
+    save_out(args, &meta, &rows, &header)
+}

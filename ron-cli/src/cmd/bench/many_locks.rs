@@ -1,0 +1,115 @@
+//! The many-locks workload: T threads each locking one of N locks at
+//! random, with the memory the locks take.
+
+use std::time::Duration;
+
+use ron_bench::pin::Pinning;
+use ron_bench::registry;
+use ron_bench::workload::MAX_THREADS;
+use ron_bench::workload::many_locks::{
+    self, ManyLocksConfig, ManyLocksGrid, ManyLocksRow, SkippedPoint,
+};
+
+use super::options::Args;
+use super::shared::{bench_err, install_route, print_rows, run_meta, save_out};
+use crate::args;
+use crate::error::{CliError, CliResult};
+use crate::output::Format;
+use crate::progress;
+
+/// Thread counts when `--threads` is not given.
+const MANY_LOCKS_THREADS: &str = "1,2,16";
+
+/// Runs the many-locks grid: locks x threads x numbers of locks.
+pub(super) fn run(args: &Args, duration: Duration, warmup: Duration) -> CliResult {
+    let locks = registry::resolve(&args.locks).map_err(bench_err)?;
+    let threads = args::positive_list(
+        "--threads",
+        args.threads.as_deref().unwrap_or(MANY_LOCKS_THREADS),
+        MAX_THREADS,
+    )?;
+    let n_locks = args::positive_list("--n-locks", &args.n_locks, many_locks::MAX_LOCKS)?;
+    let grid = ManyLocksGrid {
+        locks,
+        threads,
+        n_locks,
+        base: ManyLocksConfig {
+            duration,
+            warmup,
+            pinning: args.pin.pinning(),
+            seed: args.seed,
+            max_lock_bytes: args.max_lock_memory.saturating_mul(1 << 20),
+            ..ManyLocksConfig::default()
+        },
+        repeat: args.repeat,
+    };
+    grid.validate().map_err(bench_err)?;
+    let (source, fingerprint) = install_route(args.no_install);
+    let cpus = ron_bench::pin::cpu_order().len();
+    let meta = run_meta(&source, fingerprint, grid.repeat, cpus);
+    let header = format!(
+        "ron bench --workload many-locks: each operation locks one of N locks at random, increments its counter, unlocks\n{} points x {} run{} x ({} + {} warm-up); threads {}; route from {}\n{}, {} CPU{}; resident memory: current RSS (/proc/self/statm) after the measured window, locks alive; +RSS: gained since before the locks were allocated\n",
+        grid.points(),
+        grid.repeat,
+        if grid.repeat == 1 { "" } else { "s" },
+        args::show_duration(duration),
+        args::show_duration(warmup),
+        if grid.base.pinning == Pinning::Route {
+            "pinned along the route"
+        } else {
+            "unpinned"
+        },
+        meta.route_source,
+        meta.cpu_model,
+        meta.cpus,
+        if meta.cpus == 1 { "" } else { "s" },
+    );
+    let pb = progress::bar(
+        grid.runs() as u64,
+        (duration + warmup) * grid.runs() as u32,
+        "many-locks",
+    );
+    let outcome = grid
+        .run(|done, _, label| {
+            pb.set_position(done as u64);
+            pb.set_message(label.to_string());
+        })
+        .map_err(bench_err)?;
+    pb.finish_and_clear();
+    let notes = many_locks_notes(&outcome.rows, &outcome.skipped);
+    let rows = outcome.rows;
+    print_rows(args, &meta, &rows, &header, &format!("\n{notes}"))?;
+    if args.format != Format::Table {
+        eprint!("{notes}");
+    }
+    save_out(args, &meta, &rows, &header)?;
+    if let Some(bad) = rows.iter().find(|r| !r.exclusion_ok) {
+        return Err(CliError::failed(format!(
+            "mutual exclusion violated: lock {} at {} threads, {} locks lost updates",
+            bad.lock, bad.threads, bad.n_locks
+        )));
+    }
+    Ok(())
+}
+
+/// The notes under the many-locks output: skipped points, and memory a
+/// lock uses besides its `size_of`.
+fn many_locks_notes(rows: &[ManyLocksRow], skipped: &[SkippedPoint]) -> String {
+    let mut out = String::new();
+    for s in skipped {
+        out.push_str(&format!(
+            "note: skipped {} at {} locks: {}\n",
+            s.lock, s.n_locks, s.reason
+        ));
+    }
+    let mut seen: Vec<&str> = Vec::new();
+    for r in rows {
+        if let Some(n) = many_locks::memory_note(&r.lock)
+            && !seen.contains(&n)
+        {
+            seen.push(n);
+            out.push_str(&format!("note: {n}\n"));
+        }
+    }
+    out
+}

@@ -1,0 +1,137 @@
+//! What the workloads of `ron bench` share: the run's metadata, the route
+//! install, Ctrl-C, and printing and saving rows.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use ron_bench::BenchError;
+use ron_bench::report::{Report, RunMeta};
+use serde::Serialize;
+
+use super::options::Args;
+use crate::error::{CliError, CliResult};
+use crate::output::{self, Format, Render};
+
+pub(super) fn bench_err(e: BenchError) -> CliError {
+    CliError::usage(e.to_string())
+}
+
+/// Set by Ctrl-C: finish the current run, then stop and save.
+pub(super) static STOP: AtomicBool = AtomicBool::new(false);
+
+pub(super) fn catch_ctrl_c() {
+    // A second Ctrl-C exits at once. An error (a handler already set) only
+    // loses the graceful stop.
+    let _ = ctrlc::set_handler(|| {
+        // Relaxed: a request flag; the grid polls it between runs.
+        if STOP.swap(true, Ordering::Relaxed) {
+            std::process::exit(130);
+        }
+    });
+}
+
+/// Writes rows to `out` in the format of its extension.
+pub(super) fn save<R: Render + Serialize + Clone>(
+    out: &Path,
+    meta: &RunMeta,
+    rows: &[R],
+    header: &str,
+) -> CliResult {
+    let text = output::render(
+        Format::of_path(out),
+        &format!("{header}\n"),
+        rows,
+        "",
+        &report(meta, rows),
+    )?;
+    output::write_file(out, &text)
+}
+
+/// The JSON document of a run: its metadata and its rows.
+fn report<R: Clone>(meta: &RunMeta, rows: &[R]) -> Report<R> {
+    Report {
+        meta: meta.clone(),
+        rows: rows.to_vec(),
+    }
+}
+
+/// Prints the rows on stdout: a table between `header` and `footer`, or
+/// CSV, or JSON with the run's metadata.
+pub(super) fn print_rows<R: Render + Serialize + Clone>(
+    args: &Args,
+    meta: &RunMeta,
+    rows: &[R],
+    header: &str,
+    footer: &str,
+) -> CliResult {
+    let text = output::render(
+        args.format,
+        &format!("{header}\n"),
+        rows,
+        footer,
+        &report(meta, rows),
+    )?;
+    output::stdout(&text)
+}
+
+/// Writes the rows to `--out`, if given, and says so.
+pub(super) fn save_out<R: Render + Serialize + Clone>(
+    args: &Args,
+    meta: &RunMeta,
+    rows: &[R],
+    header: &str,
+) -> CliResult {
+    if let Some(out) = &args.out {
+        save(out, meta, rows, header)?;
+        output::status(&format!("wrote {}", out.display()));
+    }
+    Ok(())
+}
+
+/// The run's metadata.
+pub(super) fn run_meta(
+    source: &str,
+    calibration: Option<ron_topo::Fingerprint>,
+    repeat: usize,
+    cpus: usize,
+) -> RunMeta {
+    RunMeta {
+        tool: "ron".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        command_line: std::env::args().collect(),
+        date: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+        cpu_model: ron_topo::calibration::cpu_model(),
+        cpus,
+        route_source: source.to_string(),
+        calibration,
+        repeat,
+        interrupted: false,
+    }
+}
+
+/// Installs the calibrated route (or the topology fallback); returns a
+/// description of its source and the calibration's fingerprint.
+pub(super) fn install_route(skip: bool) -> (String, Option<ron_topo::Fingerprint>) {
+    if skip {
+        return (
+            if ron_core::route::is_installed() {
+                "an earlier install".into()
+            } else {
+                "nowhere (identity order, --no-install)".into()
+            },
+            None,
+        );
+    }
+    let r = ron_topo::install();
+    let fp = match &r.source {
+        ron_topo::RouteSource::Calibration(p) => {
+            ron_topo::Calibration::read(p).ok().map(|c| c.fingerprint)
+        }
+        _ => None,
+    };
+    let text = match r.fallback_reason {
+        Some(why) => format!("{} (calibration not used: {why})", r.source),
+        None => r.source.to_string(),
+    };
+    (text, fp)
+}
