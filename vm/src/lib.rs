@@ -9,11 +9,13 @@
 //! the fields of `ron bench` plus `machine` and `virtual: true`.
 #![warn(missing_docs)]
 
+pub mod groups;
 pub mod locks;
 pub mod machine;
 pub mod report;
 pub mod workload;
 
+pub use groups::{Groups, GroupsChoice};
 pub use machine::{Placement, VirtualMachine};
 pub use workload::{Point, RunStats};
 

@@ -103,6 +103,7 @@ pub fn run<R: RawMutex + 'static>(vm: &VirtualMachine, p: &Point) -> RunStats {
     let wall = Instant::now();
     let cpu = thread_cpu_s();
     ron_core::route::install(&vm.route).expect("the route is a permutation of the matrix indices");
+    ron_core::groups::install(&vm.groups.of_cpu).expect("group ids are checked when derived");
     let mut sim = Vm::new(vm.to_vm_machine(), p.costs.clone());
     let lock: Rc<Block<R>> = Rc::new(Block(R::INIT));
     let lines: Rc<Vec<Block<Cell<u64>>>> = Rc::new(

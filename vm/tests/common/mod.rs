@@ -22,6 +22,22 @@ pub fn two_socket(n: usize) -> VirtualMachine {
     VirtualMachine::with_solved_route(format!("two-socket-{n}"), m)
 }
 
+/// A synthetic one-socket chiplet machine: `n` CPUs in chiplets of
+/// `per` CPUs, 20 ns inside a chiplet, 90 to 110 ns between chiplets.
+pub fn one_socket_chiplets(n: usize, per: usize) -> VirtualMachine {
+    let m = LatencyMatrix::from_fn(n, |a, b| {
+        if a == b {
+            0.0
+        } else if a / per == b / per {
+            20.0 + ((a + b) % 3) as f64
+        } else {
+            90.0 + ((a / per + b / per) % 3) as f64 * 10.0
+        }
+    })
+    .unwrap();
+    VirtualMachine::with_solved_route(format!("chiplets-{n}"), m)
+}
+
 /// A recorded matrix by file stem, or `None` (with a message) when the
 /// recorded data is not there.
 pub fn recorded(stem: &str) -> Option<VirtualMachine> {
@@ -37,6 +53,29 @@ pub fn recorded(stem: &str) -> Option<VirtualMachine> {
         return None;
     }
     Some(VirtualMachine::load(&path).expect("recorded matrix loads"))
+}
+
+/// Runs `lock` on `vm` with `threads` threads placed at random with `seed`.
+#[allow(clippy::too_many_arguments)]
+pub fn point_seeded(
+    vm: &VirtualMachine,
+    lock: &str,
+    relax: RelaxKind,
+    threads: usize,
+    ncs_ns: f64,
+    cs_lines: usize,
+    acquisitions: u64,
+    seed: u64,
+) -> RunStats {
+    let p = Point {
+        cpus: vm.place(threads, Placement::Random, seed),
+        ncs_ns,
+        cs_lines,
+        acquisitions,
+        seed,
+        costs: Costs::default(),
+    };
+    run_named(lock, 16, relax, vm, &p).expect("known lock")
 }
 
 /// Runs `lock` on `vm` with `threads` threads placed along the route.
