@@ -89,9 +89,9 @@ mod time;
 
 pub use cost::{Access, CostStats};
 pub use exec::{
-    Pacing, Report, Vm, access, current_cpu, in_vm, interleave, now_ns, now_ps, on_load, on_rmw,
-    on_store, park_looks, pause, spin_while, thread_index, work, yield_now,
+    Pacing, Report, Vm, access, access_all, current_cpu, in_vm, interleave, now_ns, now_ps,
+    on_load, on_rmw, on_store, park_looks, pause, spin_while, thread_index, work, yield_now,
 };
 pub use local::FiberLocal;
-pub use machine::{Costs, MAX_CPUS, Machine, MachineError, ns_to_ps};
+pub use machine::{Costs, LineModel, MAX_CPUS, Machine, MachineError, ns_to_ps};
 pub use time::Instant;
