@@ -29,6 +29,16 @@ pub enum RelaxKind {
     Spin,
 }
 
+impl RelaxKind {
+    /// The command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            RelaxKind::Default => "default",
+            RelaxKind::Spin => "spin",
+        }
+    }
+}
+
 /// Runs lock `name` of the list with `S` slots (where it takes a slot
 /// count) and relax policy `R` (where it takes one); `None` for an unknown
 /// name.

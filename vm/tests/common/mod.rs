@@ -59,6 +59,7 @@ pub fn recorded(stem: &str) -> Option<VirtualMachine> {
 #[allow(clippy::too_many_arguments)]
 pub fn point_seeded(
     vm: &VirtualMachine,
+    workload: ron_vm_bench::Workload,
     lock: &str,
     relax: RelaxKind,
     threads: usize,
@@ -68,6 +69,8 @@ pub fn point_seeded(
     seed: u64,
 ) -> RunStats {
     let p = Point {
+        workload,
+        start_skew_ns: 1000.0,
         cpus: vm.place(threads, Placement::Random, seed),
         ncs_ns,
         cs_lines,
@@ -91,6 +94,8 @@ pub fn point(
     acquisitions: u64,
 ) -> RunStats {
     let p = Point {
+        workload: ron_vm_bench::Workload::Micro,
+        start_skew_ns: 0.0,
         cpus: vm.place(threads, Placement::Route, 1),
         ncs_ns,
         cs_lines,
