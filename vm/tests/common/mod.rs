@@ -93,6 +93,33 @@ pub fn point(
     cs_lines: usize,
     acquisitions: u64,
 ) -> RunStats {
+    point_with(
+        Costs::default(),
+        vm,
+        lock,
+        slots,
+        relax,
+        threads,
+        ncs_ns,
+        cs_lines,
+        acquisitions,
+    )
+}
+
+/// Runs `lock` on `vm` with `threads` threads placed along the route,
+/// priced by `costs`.
+#[allow(clippy::too_many_arguments)]
+pub fn point_with(
+    costs: Costs,
+    vm: &VirtualMachine,
+    lock: &str,
+    slots: usize,
+    relax: RelaxKind,
+    threads: usize,
+    ncs_ns: f64,
+    cs_lines: usize,
+    acquisitions: u64,
+) -> RunStats {
     let p = Point {
         workload: ron_vm_bench::Workload::Micro,
         start_skew_ns: 0.0,
@@ -101,7 +128,7 @@ pub fn point(
         cs_lines,
         acquisitions,
         seed: 1,
-        costs: Costs::default(),
+        costs,
     };
     run_named(lock, slots, relax, vm, &p).expect("known lock")
 }
