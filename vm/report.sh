@@ -9,6 +9,7 @@
 # threads 8, 32, 64 and all CPUs (those the machine has); nCS 0 and
 # 1000 ns; K = 2; ACQUISITIONS per point (default 1500); SEEDS random
 # placements per point (default 5); both waiting policies (spin, default);
+# one slot per CPU for every RON lock;
 # socket groups; the directory line model with 10 outstanding misses (the
 # tool's defaults). Then MCS along the route at all CPUs, for comparison.
 # The rows (JSON) are kept in vm/target/report/.

@@ -205,6 +205,10 @@ pub fn run<R: RawMutex + 'static>(vm: &VirtualMachine, p: &Point) -> RunStats {
                 .map(|l| l as *const Block<Cell<u64>> as usize)
                 .collect();
             loop {
+                // Run the bookkeeping below at this thread's own virtual
+                // time (after its nCS), not when the fiber last ran: the
+                // waiting count must not include threads still in their nCS.
+                ron_vm::interleave();
                 let idx = sh.claimed.get();
                 if idx >= total {
                     break;

@@ -473,8 +473,8 @@ fn real_main(a: &Args) -> Result<(), String> {
          seeds (a random placement and start skew each; every lock of a point runs under \
          the same ones), with min-max; the group table from the matrix (sockets); the \
          directory line model with up to 10 outstanding misses; every lock under pure \
-         spinning and under its shipped default policy; `ron-raw` with one slot per CPU, \
-         the other RON locks with 16 slots. The simulations took {cpu:.0} s of CPU time{}. \
+         spinning and under its shipped default policy; every RON lock with one slot per \
+         CPU. The simulations took {cpu:.0} s of CPU time{}. \
          Command:\n\n```sh\n{}\n```\n",
         ms.len(),
         a.acquisitions,
