@@ -11,7 +11,9 @@
 # placements per point (default 5); both waiting policies (spin, default);
 # one slot per CPU for every RON lock;
 # socket groups; the directory line model with 10 outstanding misses (the
-# tool's defaults). Then MCS along the route at all CPUs, for comparison.
+# tool's defaults). Then MCS along the route at all CPUs with every thread
+# arriving at t = 0 (the previous harness: the queue starts in route
+# order), for comparison.
 # The rows (JSON) are kept in vm/target/report/.
 set -euo pipefail
 DATA=$(cd "${1:?usage: vm/report.sh DATA_DIR [ACQUISITIONS] [SEEDS]}" && pwd)
@@ -43,7 +45,7 @@ for m in "$DATA"/latency/*.csv; do
   mv "$ROWS/$name.json.part" "$ROWS/$name.json"
   # shellcheck disable=SC2086
   ./target/release/ron-vm-bench --matrix "$m" --locks mcs --threads all \
-    --placement route $COMMON --format json > "$ROWS/$name.route.part"
+    --placement route --start-skew-ns 0 $COMMON --format json > "$ROWS/$name.route.part"
   mv "$ROWS/$name.route.part" "$ROWS/$name.route.json"
   "$ROOT/target/release/ron" plot --input "$ROWS/$name.json" \
     --out "$ROOT/docs/vm/$name.svg" --title "$name (ron-vm, K = 2)"

@@ -363,7 +363,7 @@ fn machine_section(m: &Machine, plots: &str, s: &mut String) {
 /// MCS along the route against MCS at random, all CPUs.
 fn route_vs_random(ms: &[Machine], s: &mut String) {
     s.push_str(
-        "| machine | nCS | policy | mcs, route placement | mcs, random placement | route / random |\n\
+        "| machine | nCS | policy | mcs, route placement, arrival in route order | mcs, random placement | route / random |\n\
          |---|---|---|---|---|---|\n",
     );
     for m in ms {
@@ -493,8 +493,10 @@ fn real_main(a: &Args) -> Result<(), String> {
     targets(&ms, &mut s);
     s.push_str(
         "## MCS along the route and at random\n\n\
-         All CPUs; the route placement pins thread i to the i-th CPU of the route, so a \
-         FIFO queue that starts in route order hands over along it.\n\n",
+         All CPUs; the route placement pins thread i to the i-th CPU of the route and \
+         here starts every thread at t = 0 (`--start-skew-ns 0`, the previous harness), \
+         so MCS's queue starts in route order and hands over along it; the random \
+         placement is the report's.\n\n",
     );
     route_vs_random(&ms, &mut s);
     s.push_str("## Per machine\n\n");
