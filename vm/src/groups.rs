@@ -165,7 +165,7 @@ fn mean_between(m: &LatencyMatrix, a: &[usize], b: &[usize]) -> f64 {
     if k == 0 { 0.0 } else { sum / k as f64 }
 }
 
-/// Socket groups: the CPUs split in two by [`split`] as long as a split
+/// Socket groups: the CPUs split in two (2-medoids on latency profiles) as long as a split
 /// passes the test of the module docs; ids dense, in order of the lowest
 /// CPU of each group.
 pub fn sockets(m: &LatencyMatrix) -> Vec<usize> {

@@ -73,7 +73,11 @@ impl Set {
         let rows: Vec<Row> =
             serde_json::from_str(&text).map_err(|e| format!("{}: {e}", f.display()))?;
         if let Some(r) = rows.iter().find(|r| !r.exclusion_ok) {
-            return Err(format!("{}: {} failed mutual exclusion", f.display(), r.lock));
+            return Err(format!(
+                "{}: {} failed mutual exclusion",
+                f.display(),
+                r.lock
+            ));
         }
         Ok(Set(rows))
     }
@@ -237,8 +241,18 @@ fn real_main(a: &Args) -> Result<(), String> {
             k("mcs", 2, 0.0),
             k("mcs", 1, 0.0),
         ),
-        ratio_line("CNA / MCS, 1 thread, 80/20", 1.0, k("cna", 1, 0.0), k("mcs", 1, 0.0)),
-        ratio_line("CNA / MCS, 2 threads, 80/20", 1.0, k("cna", 2, 0.0), k("mcs", 2, 0.0)),
+        ratio_line(
+            "CNA / MCS, 1 thread, 80/20",
+            1.0,
+            k("cna", 1, 0.0),
+            k("mcs", 1, 0.0),
+        ),
+        ratio_line(
+            "CNA / MCS, 2 threads, 80/20",
+            1.0,
+            k("cna", 2, 0.0),
+            k("mcs", 2, 0.0),
+        ),
         ratio_line(
             "CNA / MCS, 70 threads, 80/20",
             1.39,
@@ -292,8 +306,9 @@ fn real_main(a: &Args) -> Result<(), String> {
             kind: "le",
         },
         Line {
-            what: "C-BO-MCS fairness factor, 2 threads, its default (backoff) policy (paper: near 1)"
-                .into(),
+            what:
+                "C-BO-MCS fairness factor, 2 threads, its default (backoff) policy (paper: near 1)"
+                    .into(),
             paper: 0.9,
             vm: cbo.med("cbo-mcs", 2, 0.0, fair),
             spread: spread(cbo.stat("cbo-mcs", 2, 0.0, fair)),
@@ -395,11 +410,12 @@ fn real_main(a: &Args) -> Result<(), String> {
     // Ranking under high contention.
     let hi = ncs.first().copied().unwrap_or(1000.0);
     let ranked = {
-        let mut v: Vec<(&str, f64)> = ["ron-ticket", "ron", "ron-plock", "mcs", "ticket", "cbo-mcs"]
-            .iter()
-            .map(|l| (*l, rm.med(l, 64, hi, ops)))
-            .filter(|x| x.1.is_finite())
-            .collect();
+        let mut v: Vec<(&str, f64)> =
+            ["ron-ticket", "ron", "ron-plock", "mcs", "ticket", "cbo-mcs"]
+                .iter()
+                .map(|l| (*l, rm.med(l, 64, hi, ops)))
+                .filter(|x| x.1.is_finite())
+                .collect();
         v.sort_by(|a, b| b.1.total_cmp(&a.1));
         v
     };
