@@ -47,11 +47,14 @@ for m in "$DATA"/latency/*.csv; do
   ./target/release/ron-vm-bench --matrix "$m" --locks mcs --threads all \
     --placement route --start-skew-ns 0 $COMMON --format json > "$ROWS/$name.route.part"
   mv "$ROWS/$name.route.part" "$ROWS/$name.route.json"
-  "$ROOT/target/release/ron" plot --input "$ROWS/$name.json" \
-    --out "$ROOT/docs/vm/$name.svg" --title "$name (ron-vm, K = 2)"
 done
 secs=$(( $(date +%s) - start ))
 ./target/release/vm-report --rows "$ROWS" --data "$DATA" --doc "$ROOT/docs/vm.md" \
-  --acquisitions "$ACQ" --seconds "$secs" \
+  --acquisitions "$ACQ" --seconds "$secs" --plot-rows "$VM/target/report-plot" \
   --command "vm/report.sh \$DATA $ACQ $SEEDS  # ron-vm-bench --locks $LOCKS --threads 8,32,64,all --placement random $COMMON"
+for m in "$DATA"/latency/*.csv; do
+  name=$(basename "$m" .csv)
+  "$ROOT/target/release/ron" plot --input "$VM/target/report-plot/$name.plot.json" \
+    --out "$ROOT/docs/vm/$name.svg" --title "$name (ron-vm, K = 2, spinning waiters, median of $SEEDS seeds)"
+done
 echo "docs/vm.md regenerated in $secs s" >&2

@@ -41,6 +41,57 @@ struct Args {
     /// Directory of the plots, relative to the markdown file.
     #[arg(long, default_value = "vm")]
     plots: String,
+    /// Also write, per machine, `DIR/MACHINE.plot.json`: one row per
+    /// (lock, threads, nCS) under spinning waiters (or the lock's own
+    /// policy), the median over the seeds with their standard deviation,
+    /// for `ron plot`.
+    #[arg(long, value_name = "DIR")]
+    plot_rows: Option<PathBuf>,
+}
+
+/// A row of the plot input (the fields `ron plot` reads).
+#[derive(Debug, serde::Serialize)]
+struct PlotRow<'a> {
+    workload: &'static str,
+    lock: &'a str,
+    threads: usize,
+    ncs_ns: u64,
+    cs_lines: usize,
+    mlocks_per_s: f64,
+    mlocks_per_s_sd: f64,
+}
+
+fn write_plot_rows(ms: &[Machine], dir: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for m in ms {
+        let mut rows = Vec::new();
+        for ((lock, relax, t, ncs), c) in &m.cells {
+            if relax != "spin" && relax != "own" {
+                continue;
+            }
+            let med = c.med();
+            let n = c.mlocks.len() as f64;
+            let mean = c.mlocks.iter().sum::<f64>() / n;
+            let sd = if c.mlocks.len() > 1 {
+                (c.mlocks.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
+            } else {
+                0.0
+            };
+            rows.push(PlotRow {
+                workload: "micro",
+                lock,
+                threads: *t,
+                ncs_ns: *ncs,
+                cs_lines: 2,
+                mlocks_per_s: med,
+                mlocks_per_s_sd: sd,
+            });
+        }
+        let f = dir.join(format!("{}.plot.json", m.name));
+        let text = serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?;
+        std::fs::write(&f, text).map_err(|e| format!("{}: {e}", f.display()))?;
+    }
+    Ok(())
 }
 
 /// The fields of a row this report reads.
@@ -456,6 +507,9 @@ fn real_main(a: &Args) -> Result<(), String> {
     let ms = load(&a.rows, &a.data)?;
     if ms.is_empty() {
         return Err(format!("no rows in {}", a.rows.display()));
+    }
+    if let Some(dir) = &a.plot_rows {
+        write_plot_rows(&ms, dir)?;
     }
     let mut s = String::new();
     s.push_str(BEGIN);
