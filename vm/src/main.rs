@@ -259,6 +259,10 @@ fn real_main() -> Result<(), String> {
             }
         }
     }
-    print!("{}", render(&rows, a.format));
-    Ok(())
+    // Results on stdout; a closed pipe (`| head`) ends the output quietly.
+    let mut out = std::io::stdout().lock();
+    match std::io::Write::write_all(&mut out, render(&rows, a.format).as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("stdout: {e}")),
+        _ => Ok(()),
+    }
 }
