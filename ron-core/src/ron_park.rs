@@ -192,6 +192,11 @@ use crate::slots::SlotToken;
 use crate::sync::{AtomicU32, Ordering};
 use crate::timed::Deadline;
 
+// The VM's virtual clock under `ron_vm` (the host's would make a run
+// depend on how fast the host simulates it).
+#[cfg(ron_vm)]
+use crate::sync::Instant;
+#[cfg(not(ron_vm))]
 use std::time::Instant;
 
 /// `lock`: held.

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use crate::machine::{Costs, MAX_CPUS, Machine, ns_to_ps};
+use crate::machine::{Costs, LineModel, MAX_CPUS, Machine, ns_to_ps};
 
 /// What an instrumented access does to its line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,6 +34,12 @@ struct Line {
     busy_until: u64,
     /// The CPU that asked for the line last (it will hold it at `busy_until`).
     next_src: u16,
+    /// Directory model: when the last write asked for takes effect (ps).
+    excl_until: u64,
+    /// Directory model: the CPU that asked for that write.
+    excl_src: u16,
+    /// Directory model: when the line's home can take the next request (ps).
+    dir_free: u64,
 }
 
 impl Line {
@@ -43,6 +49,9 @@ impl Line {
             sharers: [0; WORDS],
             busy_until: 0,
             next_src: NO_OWNER,
+            excl_until: 0,
+            excl_src: NO_OWNER,
+            dir_free: 0,
         }
     }
     #[inline]
@@ -102,6 +111,8 @@ pub(crate) struct Memory {
     hit: u64,
     rmw: u64,
     cold: u64,
+    directory: bool,
+    occupancy: u64,
     line_shift: u32,
     lines: HashMap<u64, Line, BuildHasherDefault<LineHasher>>,
     pub(crate) stats: CostStats,
@@ -131,6 +142,8 @@ impl Memory {
             hit: ns_to_ps(costs.hit_ns),
             rmw: ns_to_ps(costs.rmw_ns),
             cold: ns_to_ps(costs.cold_ns),
+            directory: costs.line_model == LineModel::Directory,
+            occupancy: ns_to_ps(costs.dir_occupancy_ns),
             line_shift: costs.line_bytes.trailing_zeros(),
             lines: HashMap::default(),
             stats: CostStats::default(),
@@ -195,6 +208,9 @@ impl Memory {
                 hit: owns || access == Access::Load,
             };
         }
+        if self.directory {
+            return self.reserve_directory(cpu, access, line, now);
+        }
         let src = if pending {
             Some(l.next_src as usize)
         } else if l.owner != NO_OWNER {
@@ -211,6 +227,63 @@ impl Memory {
         let exec_at = start + xfer;
         l.busy_until = exec_at;
         l.next_src = cpu as u16;
+        self.stats.transfers += 1;
+        Reservation {
+            start,
+            exec_at,
+            hit: false,
+        }
+    }
+
+    /// A miss under [`LineModel::Directory`]: a read starts when the home
+    /// is free and the last write asked for has taken effect, and comes
+    /// from that writer, else the owner, else the nearest sharer; a write
+    /// starts when the home is free and every transfer asked for is over,
+    /// and comes from the CPU that asked last, else the owner, else the
+    /// nearest sharer. Either occupies the home for `occupancy`.
+    fn reserve_directory(
+        &mut self,
+        cpu: usize,
+        access: Access,
+        line: u64,
+        now: u64,
+    ) -> Reservation {
+        let m = &self.machine;
+        let l = self.lines.get_mut(&line).expect("entry made by reserve");
+        let (start, src) = if access == Access::Load {
+            let start = now.max(l.excl_until).max(l.dir_free);
+            let src = if l.excl_until > now {
+                Some(l.excl_src as usize)
+            } else if l.owner != NO_OWNER {
+                Some(l.owner as usize)
+            } else {
+                nearest(m, l, cpu)
+            };
+            (start, src)
+        } else {
+            let start = now.max(l.busy_until).max(l.dir_free);
+            let src = if l.busy_until > now {
+                Some(l.next_src as usize)
+            } else if l.owner != NO_OWNER {
+                Some(l.owner as usize)
+            } else {
+                nearest(m, l, cpu)
+            };
+            (start, src)
+        };
+        let xfer = match src {
+            Some(s) if s == cpu => 0,
+            Some(s) => m.latency_ps(s, cpu),
+            None => self.cold,
+        };
+        let exec_at = start + xfer;
+        l.dir_free = start + self.occupancy;
+        l.busy_until = l.busy_until.max(exec_at);
+        l.next_src = cpu as u16;
+        if access != Access::Load {
+            l.excl_until = exec_at;
+            l.excl_src = cpu as u16;
+        }
         self.stats.transfers += 1;
         Reservation {
             start,
@@ -278,7 +351,34 @@ mod tests {
     use super::*;
 
     fn mem(n: usize, f: impl FnMut(usize, usize) -> f64) -> Memory {
-        Memory::new(Machine::from_fn(n, f).unwrap(), &Costs::default())
+        Memory::new(Machine::from_fn(n, f).unwrap(), &Costs::relay())
+    }
+
+    #[test]
+    fn directory_overlaps_reads_but_not_writes() {
+        // Owner 0 writes; readers 1, 2, 3 ask at t = 0: the k-th gets it
+        // after (k - 1) occupancies (4 ns) and one transfer (10 ns); a
+        // write asked for at t = 0 then waits for all of them.
+        let costs = Costs {
+            dir_occupancy_ns: 4.0,
+            ..Costs::default()
+        };
+        let mut m = Memory::new(
+            Machine::from_fn(5, |a, b| if a == b { 0.0 } else { 10.0 }).unwrap(),
+            &costs,
+        );
+        m.access(0, Access::Store, 1, 0);
+        let l = m.lines.get_mut(&1).unwrap();
+        (l.busy_until, l.excl_until, l.dir_free) = (0, 0, 0); // forget the cold fetch
+        let at: Vec<u64> = (1..4)
+            .map(|c| m.reserve(c, Access::Load, 1, 0).exec_at)
+            .collect();
+        assert_eq!(at, vec![10_000, 14_000, 18_000]);
+        let w = m.reserve(4, Access::Rmw, 1, 0);
+        assert_eq!((w.start, w.exec_at), (18_000, 28_000));
+        // A read after the write waits for it and comes from the writer.
+        let r = m.reserve(1, Access::Load, 1, 0);
+        assert_eq!((r.start, r.exec_at), (28_000, 38_000));
     }
 
     #[test]

@@ -13,7 +13,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 
-use crate::cost::{Access, CostStats, Memory};
+use crate::cost::{Access, CostStats, Memory, Reservation};
 use crate::machine::{Costs, Machine, ns_to_ps};
 
 type Fiber = Coroutine<(), (), (), DefaultStack>;
@@ -128,6 +128,8 @@ pub(crate) struct Sim {
     pause: u64,
     yield_: u64,
     max_ps: u64,
+    /// Misses one thread may have outstanding in `access_all`.
+    mlp: usize,
     cpus: Vec<usize>,
     clocks: Vec<u64>,
     /// The fiber that runs now (valid while `in_fiber`).
@@ -436,6 +438,80 @@ pub fn access(addr: usize, kind: Access) {
     });
 }
 
+/// Independent accesses of `kind` to every address of `addrs` (at most
+/// 64), issued together by the calling virtual thread: up to
+/// [`Costs::mlp`] misses are outstanding at once (a further miss is issued
+/// when the earliest outstanding one has arrived), each takes effect when
+/// its line arrives, and the clock moves to the last completion. With
+/// `mlp` 1 it is the same as `access` on each address in turn. The caller
+/// performs the real operations after the call (the addresses must not
+/// depend on each other's values, as with a CPU's independent misses).
+/// Does nothing outside a VM.
+pub fn access_all(addrs: &[usize], kind: Access) {
+    assert!(addrs.len() <= 64, "access_all: at most 64 addresses");
+    if !sync_point() {
+        return;
+    }
+    let Some(mlp) = with_fiber(|s, _| s.mlp) else {
+        return;
+    };
+    if mlp == 1 {
+        for &a in addrs {
+            access(a, kind);
+        }
+        return;
+    }
+    // Issue: each miss at the issue time, or when an outstanding one has
+    // arrived if `mlp` are out; hits take effect at once.
+    let mut out: Vec<(u64, u64, Reservation)> = Vec::with_capacity(addrs.len());
+    let mut done = 0u64;
+    with_fiber(|s, me| {
+        let t0 = s.clocks[me];
+        let mut arrivals: Vec<u64> = Vec::new();
+        done = t0;
+        for &a in addrs {
+            let line = s.mem.line_of(a);
+            if out.iter().any(|o| o.0 == line) {
+                continue; // one request per line
+            }
+            arrivals.sort_unstable();
+            let issue = if arrivals.len() >= mlp {
+                t0.max(arrivals[arrivals.len() - mlp])
+            } else {
+                t0
+            };
+            let r = s.mem.reserve(s.cpus[me], kind, line, issue);
+            if r.hit {
+                let t = s.clocks[me];
+                let end = s.mem.apply(s.cpus[me], kind, line, r);
+                done = done.max(end);
+                if kind != Access::Load {
+                    s.wake_spinners(line, t, me);
+                }
+            } else {
+                arrivals.push(r.exec_at);
+                out.push((line, r.exec_at, r));
+            }
+        }
+    });
+    out.sort_by_key(|o| o.1);
+    for (line, at, r) in out {
+        // Each operation takes effect when its line arrives, in the global
+        // order of virtual time.
+        with_fiber(|s, me| s.clocks[me] = s.clocks[me].max(at));
+        sync_point();
+        with_fiber(|s, me| {
+            let t = s.clocks[me];
+            let end = s.mem.apply(s.cpus[me], kind, line, r);
+            done = done.max(end);
+            if kind != Access::Load {
+                s.wake_spinners(line, t, me);
+            }
+        });
+    }
+    with_fiber(|s, me| s.clocks[me] = s.clocks[me].max(done));
+}
+
 /// Spins on the line of `addr`: up to `spins` looks, each an instrumented
 /// load of `addr` (the caller's `look` does the real read right after it
 /// and says whether to keep waiting) followed, while waiting, by a
@@ -710,6 +786,7 @@ impl Vm {
             pause: ns_to_ps(self.costs.pause_ns),
             yield_: ns_to_ps(self.costs.yield_ns),
             max_ps: ns_to_ps(self.costs.max_virtual_ns),
+            mlp: self.costs.mlp.max(1),
             cpus: self.threads.iter().map(|t| t.0).collect(),
             clocks: vec![0; n],
             current: 0,

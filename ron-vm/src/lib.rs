@@ -26,27 +26,39 @@
 //! the line cannot start. `L[a][b]` is the matrix entry (one-way handover
 //! latency, as measured by a ping-pong: round trip / 2).
 //!
-//! A miss does not take effect when it is issued but when the line arrives:
-//! it queues behind the transfers already asked for (`busy_until`), the
-//! line comes from the CPU that asked last (it will hold it by then), else
-//! the owner, else the nearest sharer, else DRAM (`cold_ns`), and until it
-//! arrives the line's holders keep using it (so a lock holder that re-takes
-//! its lock before a waiter's request arrives does so with a hit).
+//! A miss does not take effect when it is issued but when the line arrives,
+//! and until it arrives the line's holders keep using it (so a lock holder
+//! that re-takes its lock before a waiter's request arrives does so with a
+//! hit). How misses of one line queue is [`Costs::line_model`]:
+//!
+//! * [`LineModel::Directory`] (the default): the line's home takes one
+//!   request per [`Costs::dir_occupancy_ns`]. A read starts when the home is
+//!   free and the last write asked for has taken effect, and comes from
+//!   that writer, else the owner, else the nearest sharer, else DRAM
+//!   (`cold_ns`); reads asked for together overlap. A write (store or RMW)
+//!   starts when the home is free and every transfer asked for before it
+//!   is over, and comes from the CPU that asked last, else the owner, else
+//!   the nearest sharer.
+//! * [`LineModel::Relay`] (the first model, [`Costs::relay`]): every miss,
+//!   read or write, queues behind the transfer asked for before it
+//!   (`busy_until`) and comes from the CPU that asked last.
 //!
 //! | access by CPU `me` issued at `t` | takes effect at | caller goes on at | new state |
 //! |---|---|---|---|
 //! | load, `me` owns or shares the line | `t` | `t + hit_ns` (1) | unchanged |
 //! | store / RMW, `me` owns the line | `t` | `t + hit_ns` (+ `rmw_ns`) | unchanged |
 //! | store / RMW, `me` shares the line, no transfer pending | `t` | `t` + the slowest invalidation `max L[me][s]` over the other sharers + `hit_ns` (+ `rmw_ns`) | owned by `me` |
-//! | any other access (a miss) | `a = start + L[src][me]` with `start = max(t, busy_until)`; then `busy_until = a` | load: `a`; store / RMW: `max(a, start + invalidation) + hit_ns` (+ `rmw_ns`) | load: shared by the old owner, the sharers and `me`; store / RMW: owned by `me` |
+//! | any other access (a miss) | `a = start + L[src][me]`, `start` as above (relay: `max(t, busy_until)`) | load: `a`; store / RMW: `max(a, start + invalidation) + hit_ns` (+ `rmw_ns`) | load: shared by the old owner, the sharers and `me`; store / RMW: owned by `me` |
+//! | [`access_all`] of `k` lines | each miss as above, up to [`Costs::mlp`] outstanding (the next issued when the earliest arrives) | the last completion | as above |
 //! | [`pause`] | | `t + pause_ns` (40: an x86 `pause` is ~140 cycles on Skylake and later) | - |
 //! | [`yield_now`] | | `t + yield_ns` (300: a `sched_yield` syscall with nothing else to run); returns at once, one thread per CPU | - |
 //! | [`work`]`(ns)` | | `t + ns` | - |
 //!
 //! A ping-pong between CPUs `a` and `b` thus pays `L[a][b] + L[b][a]` per
-//! round trip (plus hits), and a release seen by `k` spinners is re-read `k`
-//! times one after the other (the `busy_until` serialization): the two
-//! effects behind the classic shapes of TTAS, ticket and queue locks.
+//! round trip (plus hits); a release seen by `k` spinners is re-read by
+//! them `L + j * occupancy` after it (relay: `(j + 1) * L`, one after the
+//! other); `k` independent misses of one thread cost `ceil(k / mlp)`
+//! transfers.
 //!
 //! ## Approximations
 //! * Sequential consistency: no store buffers, no reordering, no speculative
@@ -54,9 +66,10 @@
 //! * The line state of a miss is decided when it is issued (source,
 //!   queue position) and applied when it arrives; in between, other
 //!   accesses see the old state.
-//! * Reads of one line are serialized like writes (`busy_until`); real
-//!   directories and shared caches overlap some of them, so read storms
-//!   are on the pessimistic side.
+//! * The directory's occupancy is one number for every line and machine;
+//!   writes to one line are serialized at full latency under both models.
+//! * Only [`access_all`] overlaps misses; every other access of a thread
+//!   waits for the one before (no out-of-order execution).
 //! * Invalidations run in parallel with the data transfer and do not delay
 //!   later readers; the home agent / directory, queueing in the
 //!   interconnect (other than per line), caches' capacity, DRAM, SMT
@@ -89,9 +102,9 @@ mod time;
 
 pub use cost::{Access, CostStats};
 pub use exec::{
-    Pacing, Report, Vm, access, current_cpu, in_vm, interleave, now_ns, now_ps, on_load, on_rmw,
-    on_store, park_looks, pause, spin_while, thread_index, work, yield_now,
+    Pacing, Report, Vm, access, access_all, current_cpu, in_vm, interleave, now_ns, now_ps,
+    on_load, on_rmw, on_store, park_looks, pause, spin_while, thread_index, work, yield_now,
 };
 pub use local::FiberLocal;
-pub use machine::{Costs, MAX_CPUS, Machine, MachineError, ns_to_ps};
+pub use machine::{Costs, LineModel, MAX_CPUS, Machine, MachineError, ns_to_ps};
 pub use time::Instant;

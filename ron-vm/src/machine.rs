@@ -112,6 +112,16 @@ pub struct Costs {
     pub yield_ns: f64,
     /// A miss on a line no CPU holds (DRAM).
     pub cold_ns: f64,
+    /// How transfers of one line queue (see the crate docs).
+    pub line_model: LineModel,
+    /// [`LineModel::Directory`]: how long the line's home (directory or
+    /// snoop filter entry) is busy with one request; the next request for
+    /// the line starts no earlier (ns).
+    pub dir_occupancy_ns: f64,
+    /// Misses one thread can have outstanding at once in
+    /// [`access_all`](crate::access_all) (memory-level parallelism; 1
+    /// issues them one after the other).
+    pub mlp: usize,
     /// Cache-line size in bytes (a power of two; 128 models adjacent-line
     /// prefetch).
     pub line_bytes: usize,
@@ -127,6 +137,19 @@ pub struct Costs {
     pub suspend_spinners: bool,
 }
 
+impl Costs {
+    /// The first model: reads of a line relayed one after the other at
+    /// full latency, and one miss at a time ([`LineModel::Relay`], `mlp`
+    /// 1); every other cost as in [`Costs::default`].
+    pub fn relay() -> Self {
+        Costs {
+            line_model: LineModel::Relay,
+            mlp: 1,
+            ..Costs::default()
+        }
+    }
+}
+
 impl Default for Costs {
     fn default() -> Self {
         Costs {
@@ -135,9 +158,38 @@ impl Default for Costs {
             pause_ns: 40.0,
             yield_ns: 300.0,
             cold_ns: 100.0,
+            line_model: LineModel::Directory,
+            dir_occupancy_ns: 10.0,
+            mlp: 10,
             line_bytes: 64,
             max_virtual_ns: 60e9,
             suspend_spinners: true,
+        }
+    }
+}
+
+/// How the transfers of one cache line queue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LineModel {
+    /// Every miss on a line, read or write, waits for the transfer asked
+    /// for before it (`busy_until`): `k` readers of a line just written
+    /// see it `L`, `2L`, .. `kL` after the write (the first model).
+    Relay,
+    /// A directory: a miss waits for the line's home to be free (one
+    /// [`Costs::dir_occupancy_ns`] per request) and, for a read, for the
+    /// last write asked for; reads asked for together then overlap, the
+    /// `j`-th of `k` readers seeing the line `(j - 1) * occupancy + L`
+    /// after the write. A write still waits for every transfer before it.
+    #[default]
+    Directory,
+}
+
+impl LineModel {
+    /// The command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            LineModel::Relay => "relay",
+            LineModel::Directory => "directory",
         }
     }
 }

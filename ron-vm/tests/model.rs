@@ -53,13 +53,12 @@ fn ping_pong_pays_both_one_way_latencies() {
     );
 }
 
-/// A release (store) of a line that `k` spinners share is re-read by them
-/// one after the other: the `j`-th spinner sees it `j * L` after the store.
-#[test]
-fn release_with_k_spinners_pays_k_serialized_rereads() {
+/// The times (ns after the release) at which `K` spinners on one line see
+/// a release, sorted.
+fn release_seen_by_spinners(costs: Costs) -> Vec<f64> {
     const K: usize = 3;
     const L: f64 = 40.0;
-    let mut vm = Vm::new(uniform(K + 1, L), Costs::default());
+    let mut vm = Vm::new(uniform(K + 1, L), costs);
     let lock = Arc::new(AtomicU32::new(0));
     let release_at = Rc::new(Cell::new(0u64));
     let seen = Rc::new(std::cell::RefCell::new(Vec::new()));
@@ -82,12 +81,95 @@ fn release_with_k_spinners_pays_k_serialized_rereads() {
     let mut seen = seen.borrow().clone();
     seen.sort();
     assert_eq!(seen.len(), K);
-    for (j, &t) in seen.iter().enumerate() {
-        let after = (t - release_at.get()) as f64 / 1000.0;
-        let expect = (j + 1) as f64 * L;
+    seen.iter()
+        .map(|&t| (t - release_at.get()) as f64 / 1000.0)
+        .collect()
+}
+
+/// Relay model: a release (store) of a line that `k` spinners share is
+/// re-read by them one after the other: the `j`-th spinner sees it `j * L`
+/// after the store.
+#[test]
+fn relay_release_with_k_spinners_pays_k_serialized_rereads() {
+    let seen = release_seen_by_spinners(Costs::relay());
+    for (j, &after) in seen.iter().enumerate() {
+        let expect = (j + 1) as f64 * 40.0;
         assert!(
             after >= expect && after <= expect + 2.0,
-            "spinner {j} saw the release {after} ns after it, expected {expect}"
+            "spinner {j} saw the release {after} ns after it, expected {expect}: {seen:?}"
+        );
+    }
+}
+
+/// Directory model: the spinners' re-reads overlap but for the home's
+/// occupancy: the `j`-th sees the release `L + j * occupancy` after it
+/// (their requests reach the home at the same time, one spinner's look
+/// apart at most).
+#[test]
+fn directory_release_with_k_spinners_overlaps_but_for_the_occupancy() {
+    let occ = 7.0;
+    let seen = release_seen_by_spinners(Costs {
+        dir_occupancy_ns: occ,
+        ..Costs::default()
+    });
+    for (j, &after) in seen.iter().enumerate() {
+        let expect = 40.0 + j as f64 * occ;
+        assert!(
+            after >= expect && after <= expect + 2.0,
+            "spinner {j} saw the release {after} ns after it, expected {expect}: {seen:?}"
+        );
+    }
+}
+
+/// The time one thread on CPU 1 takes to write `k` lines that CPU 0 wrote
+/// last, issued together with `access_all`.
+fn write_k_lines(k: usize, mlp: usize) -> f64 {
+    const L: f64 = 50.0;
+    let mut vm = Vm::new(
+        uniform(2, L),
+        Costs {
+            mlp,
+            ..Costs::default()
+        },
+    );
+    #[repr(align(64))]
+    struct Line(AtomicU32);
+    let lines: Rc<Vec<Line>> = Rc::new((0..k).map(|_| Line(AtomicU32::new(0))).collect());
+    let took = Rc::new(Cell::new(0.0));
+    let l = Rc::clone(&lines);
+    vm.spawn(0, move || {
+        for x in l.iter() {
+            x.0.store(1, SeqCst);
+        }
+    });
+    let (l, t) = (Rc::clone(&lines), Rc::clone(&took));
+    vm.spawn(1, move || {
+        ron_vm::work(10_000.0); // CPU 0 owns every line by now
+        let addrs: Vec<usize> = l.iter().map(|x| x as *const Line as usize).collect();
+        let t0 = ron_vm::now_ps();
+        ron_vm::access_all(&addrs, ron_vm::Access::Store);
+        t.set((ron_vm::now_ps() - t0) as f64 / 1000.0);
+    });
+    vm.run();
+    took.get()
+}
+
+/// Memory-level parallelism: `k` independent misses of one thread cost
+/// `ceil(k / mlp)` transfers (plus a store hit), not `k`; with `mlp` 1
+/// each miss is issued after the one before completes (`k` transfers and
+/// `k` hits).
+#[test]
+fn independent_misses_overlap_up_to_the_mlp_limit() {
+    for (k, mlp) in [(7, 1), (7, 4), (7, 10), (12, 10), (1, 10)] {
+        let took = write_k_lines(k, mlp);
+        let expect = if mlp == 1 {
+            k as f64 * 51.0
+        } else {
+            k.div_ceil(mlp) as f64 * 50.0 + 1.0
+        };
+        assert!(
+            (took - expect).abs() < 0.01,
+            "{k} lines, mlp {mlp}: {took} ns, expected {expect}"
         );
     }
 }

@@ -7,6 +7,8 @@ fn main() {
     let vm = VirtualMachine::load(std::path::Path::new(&a[1])).unwrap();
     let threads: usize = a[3].parse().unwrap();
     let p = Point {
+        workload: ron_vm_bench::Workload::Micro,
+        start_skew_ns: 0.0,
         cpus: vm.place(threads, Placement::Route, 1),
         ncs_ns: a[4].parse().unwrap(),
         cs_lines: a[5].parse().unwrap(),

@@ -9,13 +9,16 @@
 //! the fields of `ron bench` plus `machine` and `virtual: true`.
 #![warn(missing_docs)]
 
+pub mod groups;
+pub mod kv;
 pub mod locks;
 pub mod machine;
 pub mod report;
 pub mod workload;
 
+pub use groups::{Groups, GroupsChoice};
 pub use machine::{Placement, VirtualMachine};
-pub use workload::{Point, RunStats};
+pub use workload::{Point, RunStats, Workload};
 
 /// The recorded data directory: `$RON_DATA_DIR`, else `shared/data` next
 /// to the repository; `None` when absent (tests then skip).

@@ -9,6 +9,9 @@ use crate::workload::{Point, RunStats, run};
 /// Every lock, in display order.
 pub const NAMES: &[&str] = ron_testkit::locks::NAMES;
 
+/// The locks with a waiting policy of their own (`--relax` does not apply).
+pub const OWN_RELAX: &[&str] = &["ron-raw", "ron-inline", "ron-park"];
+
 /// Slot counts the RON locks can be built with (`--slots`).
 pub const SLOTS: &[usize] = &[16, 32, 64, 128, 256, 512];
 
@@ -27,6 +30,16 @@ pub enum RelaxKind {
     Default,
     /// One pause per look (what the policy simulator assumes: waiters react at once).
     Spin,
+}
+
+impl RelaxKind {
+    /// The command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            RelaxKind::Default => "default",
+            RelaxKind::Spin => "spin",
+        }
+    }
 }
 
 /// Runs lock `name` of the list with `S` slots (where it takes a slot

@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use ron_topo::{Calibration, LatencyMatrix, SolveOptions};
 
+use crate::groups::{Groups, GroupsChoice};
+
 /// A machine to simulate: its matrix (indices are the virtual CPUs), the
 /// route over those indices, and a display name.
 #[derive(Debug, Clone)]
@@ -16,6 +18,9 @@ pub struct VirtualMachine {
     pub matrix: LatencyMatrix,
     /// The route (matrix indices in tour order) RON locks hand over along.
     pub route: Vec<usize>,
+    /// The group table every run installs (socket groups unless
+    /// [`set_groups`](Self::set_groups) chose another).
+    pub groups: Groups,
 }
 
 impl VirtualMachine {
@@ -31,10 +36,12 @@ impl VirtualMachine {
         if is_json {
             if let Ok(cal) = Calibration::read(path) {
                 let route = cal.route_indices().map_err(|e| err(&e))?;
+                let groups = Groups::derive(&cal.matrix, &GroupsChoice::Socket)?;
                 return Ok(VirtualMachine {
                     name,
                     matrix: cal.matrix,
                     route,
+                    groups,
                 });
             }
             let m = LatencyMatrix::read_json(path).map_err(|e| err(&e))?;
@@ -48,11 +55,22 @@ impl VirtualMachine {
     /// (deterministic: a fixed seed and iteration budget).
     pub fn with_solved_route(name: String, matrix: LatencyMatrix) -> Self {
         let route = solve_route(&matrix);
+        let groups = Groups {
+            of_cpu: crate::groups::sockets(&matrix),
+            kind: "socket",
+        };
         VirtualMachine {
             name,
             matrix,
             route,
+            groups,
         }
+    }
+
+    /// Replaces the group table with the one `choice` names.
+    pub fn set_groups(&mut self, choice: &GroupsChoice) -> Result<(), String> {
+        self.groups = Groups::derive(&self.matrix, choice)?;
+        Ok(())
     }
 
     /// CPUs.

@@ -5,45 +5,77 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use ron_vm::Costs;
+use ron_vm::{Costs, LineModel};
 use ron_vm_bench::locks::{self, NAMES, RelaxKind};
 use ron_vm_bench::report::{Format, Row, RowKey, render};
-use ron_vm_bench::{Placement, Point, VirtualMachine};
+use ron_vm_bench::{GroupsChoice, Placement, Point, VirtualMachine, Workload};
 
-/// Runs ron-core locks on a virtual many-core machine.
+/// Runs ron-core locks on a virtual many-core machine. Option names are
+/// those of `ron bench` where the two tools share an option.
 #[derive(Parser, Debug)]
 #[command(name = "ron-vm-bench", version)]
 struct Args {
     /// The machine: a latency matrix (CSV or JSON) or a calibration JSON.
-    #[arg(long)]
-    machine: PathBuf,
+    #[arg(long, value_name = "FILE", alias = "machine")]
+    matrix: PathBuf,
+    /// Workload.
+    #[arg(long, value_enum, default_value_t = Workload::Micro)]
+    workload: Workload,
     /// Locks, comma-separated, or `all`.
-    #[arg(long, default_value = "ron,nxt-ron,mcs,ttas,ticket")]
-    lock: String,
+    #[arg(
+        long,
+        default_value = "ron,nxt-ron,mcs,ttas,ticket",
+        value_name = "LIST",
+        alias = "lock"
+    )]
+    locks: String,
     /// Thread counts, comma-separated (`all` = every CPU of the machine).
-    #[arg(long, default_value = "8")]
+    #[arg(long, default_value = "8", value_name = "LIST")]
     threads: String,
     /// Mean non-critical sections in ns, comma-separated.
-    #[arg(long, default_value = "0")]
+    #[arg(long, default_value = "0", value_name = "LIST")]
     ncs: String,
-    /// Data lines written per critical section.
-    #[arg(long, default_value_t = 2)]
+    /// Data lines written per critical section (micro).
+    #[arg(long, default_value_t = 2, value_name = "K")]
     cs_lines: usize,
     /// Acquisitions per point.
-    #[arg(long, default_value_t = 20_000)]
+    #[arg(long, default_value_t = 20_000, value_name = "N")]
     acquisitions: u64,
-    /// Slots of the RON locks: a number, or `cpu` (one per CPU).
-    #[arg(long, default_value = "16")]
-    slots: String,
-    /// Waiting policy of the locks that take one.
-    #[arg(long, value_enum, default_value_t = RelaxKind::Default)]
-    relax: RelaxKind,
-    /// Where threads run.
-    #[arg(long, value_enum, default_value_t = Placement::Route)]
-    placement: Placement,
-    /// Seed of the jitter and of a random placement.
+    /// Runs per point, with seeds SEED, SEED+1, ..: each its own placement
+    /// and jitter (every lock of a point runs under the same ones).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    repeat: u64,
+    /// Seed of the jitter, the start skew and a random placement (the
+    /// first run's).
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Slots of the RON locks: a number, or `cpu` (one per CPU).
+    #[arg(long, default_value = "16", value_name = "N")]
+    slots: String,
+    /// Waiting policies of the locks that take one, comma-separated
+    /// (`default`, `spin`).
+    #[arg(long, default_value = "default", value_name = "LIST")]
+    relax: String,
+    /// Where threads run.
+    #[arg(long, value_enum, default_value_t = Placement::Random)]
+    placement: Placement,
+    /// Threads start within U(0, nCS + this) ns of virtual time.
+    #[arg(long, default_value_t = 1000.0, value_name = "NS")]
+    start_skew_ns: f64,
+    /// The group table of the NUMA-aware locks: `socket`, `l3`, `none`
+    /// (one group) or a file of one group id per CPU.
+    #[arg(long, default_value = "socket", value_name = "socket|l3|none|FILE")]
+    groups: GroupsChoice,
+    /// How transfers of one line queue: `directory` (reads overlap but for
+    /// the home's occupancy) or `relay` (one after the other).
+    #[arg(long, value_enum, default_value_t = LineArg::Directory)]
+    line_model: LineArg,
+    /// Directory model: occupancy of a line's home per request (ns).
+    #[arg(long, default_value_t = Costs::default().dir_occupancy_ns, value_name = "NS")]
+    dir_occupancy_ns: f64,
+    /// Misses one thread may have outstanding at once (1: one at a time).
+    #[arg(long, default_value_t = Costs::default().mlp, value_name = "N")]
+    mlp: usize,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
@@ -51,18 +83,27 @@ struct Args {
     #[arg(long)]
     no_wall: bool,
     /// Cost of one pause (ns).
-    #[arg(long, default_value_t = Costs::default().pause_ns)]
+    #[arg(long, default_value_t = Costs::default().pause_ns, value_name = "NS")]
     pause_ns: f64,
     /// Cost of one yield (ns).
-    #[arg(long, default_value_t = Costs::default().yield_ns)]
+    #[arg(long, default_value_t = Costs::default().yield_ns, value_name = "NS")]
     yield_ns: f64,
     /// Cache-line size (64, or 128 for adjacent-line prefetch).
-    #[arg(long, default_value_t = 64)]
+    #[arg(long, default_value_t = 64, value_name = "BYTES")]
     line_bytes: usize,
     /// Run every look of a waiter (no suspension in `spin_while` or
     /// `park_looks`): the same results, slower; for comparing the host time.
     #[arg(long)]
     no_suspend: bool,
+}
+
+/// `--line-model`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum LineArg {
+    /// Reads of a line overlap but for the home's occupancy.
+    Directory,
+    /// Transfers of a line one after the other at full latency.
+    Relay,
 }
 
 fn floats(s: &str, what: &str) -> Result<Vec<f64>, String> {
@@ -80,7 +121,7 @@ fn main() -> ExitCode {
     match real_main() {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("ron-vm-bench: {e}");
+            eprintln!("error: {e}");
             ExitCode::FAILURE
         }
     }
@@ -88,7 +129,8 @@ fn main() -> ExitCode {
 
 fn real_main() -> Result<(), String> {
     let a = Args::parse();
-    let vm = VirtualMachine::load(&a.machine)?;
+    let mut vm = VirtualMachine::load(&a.matrix)?;
+    vm.set_groups(&a.groups)?;
     let n = vm.n();
     eprintln!(
         "# {}: {n} CPUs, FIFO mean {:.1} ns, route {:.1} ns per lap ({:.1} ns per hop)",
@@ -97,11 +139,30 @@ fn real_main() -> Result<(), String> {
         vm.matrix.tour_cost(&vm.route),
         vm.matrix.tour_cost(&vm.route) / n as f64
     );
-    let locks: Vec<String> = if a.lock.trim() == "all" {
+    eprintln!("# groups {}", vm.groups.describe());
+    let locks: Vec<String> = if a.locks.trim() == "all" {
         NAMES.iter().map(|s| s.to_string()).collect()
     } else {
-        a.lock.split(',').map(|s| s.trim().to_string()).collect()
+        a.locks.split(',').map(|s| s.trim().to_string()).collect()
     };
+    if let Some(l) = locks.iter().find(|l| !NAMES.contains(&l.as_str())) {
+        return Err(format!("--locks: unknown lock {l:?}; one of {NAMES:?}"));
+    }
+    let relaxes: Vec<RelaxKind> = a
+        .relax
+        .split(',')
+        .map(|r| match r.trim() {
+            "default" => Ok(RelaxKind::Default),
+            "spin" => Ok(RelaxKind::Spin),
+            r => Err(format!("--relax: {r:?} is not default or spin")),
+        })
+        .collect::<Result<_, _>>()?;
+    if a.repeat == 0 {
+        return Err("--repeat: must be at least 1, got 0".into());
+    }
+    if a.mlp == 0 || a.mlp > 64 {
+        return Err(format!("--mlp: must be in 1..=64, got {}", a.mlp));
+    }
     let threads: Vec<usize> = a
         .threads
         .split(',')
@@ -127,56 +188,81 @@ fn real_main() -> Result<(), String> {
         yield_ns: a.yield_ns,
         line_bytes: a.line_bytes,
         suspend_spinners: !a.no_suspend,
+        line_model: match a.line_model {
+            LineArg::Directory => LineModel::Directory,
+            LineArg::Relay => LineModel::Relay,
+        },
+        dir_occupancy_ns: a.dir_occupancy_ns,
+        mlp: a.mlp,
         ..Costs::default()
     };
+    let groups = vm.groups.describe();
     let mut rows = Vec::new();
-    for lock in &locks {
-        for &t in &threads {
-            for &c in &ncs {
+    for &t in &threads {
+        for &c in &ncs {
+            for seed in a.seed..a.seed + a.repeat {
+                // One placement and one jitter for every lock of the point.
                 let p = Point {
-                    cpus: vm.place(t, a.placement, a.seed),
+                    workload: a.workload,
+                    start_skew_ns: a.start_skew_ns,
+                    cpus: vm.place(t, a.placement, seed),
                     ncs_ns: c,
                     cs_lines: a.cs_lines,
                     acquisitions: a.acquisitions,
-                    seed: a.seed,
+                    seed,
                     costs: costs.clone(),
                 };
-                #[cfg(ron_coverage)]
-                ron_core::coverage::reset();
-                let s = locks::run_named(lock, slots, a.relax, &vm, &p)?;
-                // Built with `--cfg ron_coverage`: the protocol paths this
-                // point took, per acquisition, on stderr.
-                #[cfg(ron_coverage)]
-                for (name, n) in ron_core::coverage::snapshot() {
-                    eprintln!(
-                        "  {lock} {t} thr nCS {c}: {name} {:.3}/acq",
-                        n as f64 / a.acquisitions as f64
-                    );
-                }
-                let key = RowKey {
-                    machine: &vm.name,
-                    lock,
-                    slots: if locks::has_slots(lock) { slots } else { 0 },
-                    placement: a.placement.name(),
-                    ncs_ns: c,
-                    cs_lines: a.cs_lines,
-                    seed: a.seed,
-                    wall: !a.no_wall,
-                };
-                rows.push(Row::new(&key, &s));
-                if a.format == Format::Table {
-                    eprint!(
-                        "{}",
-                        render(&rows[rows.len() - 1..], Format::Table)
-                            .lines()
-                            .nth(1)
-                            .unwrap_or("")
-                    );
-                    eprintln!();
+                for lock in &locks {
+                    let own = locks::OWN_RELAX.contains(&lock.as_str());
+                    // A lock with its own policy runs once, labelled `own`.
+                    for &relax in if own { &relaxes[..1] } else { &relaxes[..] } {
+                        #[cfg(ron_coverage)]
+                        ron_core::coverage::reset();
+                        let s = locks::run_named(lock, slots, relax, &vm, &p)?;
+                        // Built with `--cfg ron_coverage`: the protocol paths
+                        // this point took, per acquisition, on stderr.
+                        #[cfg(ron_coverage)]
+                        for (name, n) in ron_core::coverage::snapshot() {
+                            eprintln!(
+                                "  {lock} {t} thr nCS {c}: {name} {:.3}/acq",
+                                n as f64 / a.acquisitions as f64
+                            );
+                        }
+                        let key = RowKey {
+                            machine: &vm.name,
+                            workload: a.workload.name(),
+                            lock,
+                            relax: if own { "own" } else { relax.name() },
+                            groups: &groups,
+                            line_model: costs.line_model.name(),
+                            mlp: costs.mlp,
+                            slots: if locks::has_slots(lock) { slots } else { 0 },
+                            placement: a.placement.name(),
+                            ncs_ns: c,
+                            cs_lines: a.cs_lines,
+                            seed,
+                            wall: !a.no_wall,
+                        };
+                        rows.push(Row::new(&key, &s));
+                        if a.format == Format::Table {
+                            eprint!(
+                                "{}",
+                                render(&rows[rows.len() - 1..], Format::Table)
+                                    .lines()
+                                    .nth(1)
+                                    .unwrap_or("")
+                            );
+                            eprintln!();
+                        }
+                    }
                 }
             }
         }
     }
-    print!("{}", render(&rows, a.format));
-    Ok(())
+    // Results on stdout; a closed pipe (`| head`) ends the output quietly.
+    let mut out = std::io::stdout().lock();
+    match std::io::Write::write_all(&mut out, render(&rows, a.format).as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("stdout: {e}")),
+        _ => Ok(()),
+    }
 }

@@ -13,10 +13,18 @@ pub struct Row {
     /// Always true: times are virtual.
     #[serde(rename = "virtual")]
     pub is_virtual: bool,
-    /// `micro`.
+    /// `micro`, `ron-micro`, `kv` or `kv-update`.
     pub workload: String,
     /// Lock name.
     pub lock: String,
+    /// Waiting policy: `default` (the lock's own) or `spin`.
+    pub relax: String,
+    /// The group table installed (e.g. `socket:2x64`).
+    pub groups: String,
+    /// `directory` or `relay`.
+    pub line_model: String,
+    /// Misses one thread may have outstanding.
+    pub mlp: usize,
     /// Slots of a RON lock (0 for the others).
     pub slots: usize,
     /// Threads (one per virtual CPU).
@@ -53,6 +61,10 @@ pub struct Row {
     pub handover_p50_ns: f64,
     /// Handovers counted.
     pub handovers: u64,
+    /// Mean time of the critical section's data accesses (ns).
+    pub cs_data_ns: f64,
+    /// Mean threads waiting when the lock was taken.
+    pub waiters: f64,
     /// Not computed in the VM (no peers run there).
     pub vs_best_peer: Option<f64>,
     /// Not computed in the VM.
@@ -77,8 +89,18 @@ pub struct Row {
 pub struct RowKey<'a> {
     /// Machine name.
     pub machine: &'a str,
+    /// Workload name.
+    pub workload: &'a str,
     /// Lock name.
     pub lock: &'a str,
+    /// Waiting policy name.
+    pub relax: &'a str,
+    /// The group table, described.
+    pub groups: &'a str,
+    /// Line model name.
+    pub line_model: &'a str,
+    /// Memory-level parallelism.
+    pub mlp: usize,
     /// Slots (0 if not a RON lock).
     pub slots: usize,
     /// Placement name.
@@ -99,8 +121,12 @@ impl Row {
         Row {
             machine: k.machine.to_string(),
             is_virtual: true,
-            workload: "micro".into(),
+            workload: k.workload.to_string(),
             lock: k.lock.to_string(),
+            relax: k.relax.to_string(),
+            groups: k.groups.to_string(),
+            line_model: k.line_model.to_string(),
+            mlp: k.mlp,
             slots: k.slots,
             threads: s.per_thread.len(),
             placement: k.placement.to_string(),
@@ -119,6 +145,8 @@ impl Row {
             handover_ns: s.handover_ns,
             handover_p50_ns: s.handover_p50_ns,
             handovers: s.handovers,
+            cs_data_ns: s.cs_data_ns(),
+            waiters: s.waiters(),
             vs_best_peer: None,
             best_peer: None,
             vs_parking_lot: None,
@@ -147,16 +175,20 @@ pub fn render(rows: &[Row], format: Format) -> String {
         Format::Json => serde_json::to_string_pretty(rows).expect("rows serialize") + "\n",
         Format::Csv => {
             let mut out = String::from(
-                "machine,virtual,workload,lock,slots,threads,placement,ncs_ns,cs_lines,duration_s,pinned,seed,mlocks_per_s,total,fairness_factor,cv,p50_ns,p99_ns,p999_ns,handover_ns,handover_p50_ns,handovers,exclusion_ok,per_thread,wall_s,cpu_s\n",
+                "machine,virtual,workload,lock,relax,groups,line_model,mlp,slots,threads,placement,ncs_ns,cs_lines,duration_s,pinned,seed,mlocks_per_s,total,fairness_factor,cv,p50_ns,p99_ns,p999_ns,handover_ns,handover_p50_ns,handovers,cs_data_ns,waiters,exclusion_ok,per_thread,wall_s,cpu_s\n",
             );
             for r in rows {
                 let per: Vec<String> = r.per_thread.iter().map(|c| c.to_string()).collect();
                 out += &format!(
-                    "{},{},{},{},{},{},{},{},{},{:.9},{},{},{:.4},{},{:.4},{:.4},{:.1},{:.1},{:.1},{:.2},{:.2},{},{},{},{},{}\n",
+                    "{},{},{},{},{},{},{},{},{},{},{},{},{},{:.9},{},{},{:.4},{},{:.4},{:.4},{:.1},{:.1},{:.1},{:.2},{:.2},{},{:.2},{:.2},{},{},{},{}\n",
                     r.machine,
                     r.is_virtual,
                     r.workload,
                     r.lock,
+                    r.relax,
+                    r.groups,
+                    r.line_model,
+                    r.mlp,
                     r.slots,
                     r.threads,
                     r.placement,
@@ -175,6 +207,8 @@ pub fn render(rows: &[Row], format: Format) -> String {
                     r.handover_ns,
                     r.handover_p50_ns,
                     r.handovers,
+                    r.cs_data_ns,
+                    r.waiters,
                     r.exclusion_ok,
                     per.join(";"),
                     r.wall_s.map(|w| format!("{w:.3}")).unwrap_or_default(),
@@ -185,9 +219,10 @@ pub fn render(rows: &[Row], format: Format) -> String {
         }
         Format::Table => {
             let mut out = format!(
-                "{:<28} {:<11} {:>5} {:>7} {:>7} {:>3} {:>9} {:>11} {:>9} {:>9} {:>5} {:>4} {:>8}\n",
+                "{:<28} {:<11} {:<7} {:>5} {:>7} {:>7} {:>3} {:>9} {:>11} {:>9} {:>9} {:>5} {:>4} {:>8}\n",
                 "machine",
                 "lock",
+                "relax",
                 "slots",
                 "threads",
                 "ncs_ns",
@@ -202,9 +237,10 @@ pub fn render(rows: &[Row], format: Format) -> String {
             );
             for r in rows {
                 out += &format!(
-                    "{:<28} {:<11} {:>5} {:>7} {:>7} {:>3} {:>9.3} {:>11.1} {:>9.1} {:>9.1} {:>5.3} {:>4} {:>8}\n",
+                    "{:<28} {:<11} {:<7} {:>5} {:>7} {:>7} {:>3} {:>9.3} {:>11.1} {:>9.1} {:>9.1} {:>5.3} {:>4} {:>8}\n",
                     r.machine,
                     r.lock,
+                    r.relax,
                     r.slots,
                     r.threads,
                     r.ncs_ns,

@@ -1,6 +1,17 @@
-//! The micro workload on the virtual machine: every thread repeatedly takes
-//! the lock, writes `K` data lines in the critical section, releases, and
-//! does `nCS * U(0.85, 1.15)` ns of virtual work outside it.
+//! The workloads on the virtual machine: every thread repeatedly takes the
+//! lock, runs a critical section, releases, and does `nCS * U(0.85, 1.15)`
+//! ns of virtual work outside it. Threads start at `U(0, nCS + skew)` ns.
+//!
+//! * `micro`: the critical section reads and writes `K` data lines, as
+//!   independent accesses (up to `Costs::mlp` misses at once).
+//! * `ron-micro`: the RON paper's Algorithm 4: the critical section reads
+//!   and writes 100 shared 4-byte integers (7 lines of 64 bytes).
+//! * `kv`: the CNA paper's key-value map, an AVL tree of up to 1024 keys
+//!   (see [`crate::kv`]), 80 % lookups or update-only.
+//!
+//! Every workload records, per acquisition, the time its data accesses
+//! took inside the critical section and the threads waiting for the lock
+//! when it was taken.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -12,9 +23,43 @@ use ron_vm::{Costs, Vm};
 
 use crate::machine::VirtualMachine;
 
+/// What the critical section does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Workload {
+    /// Read and write `K` data lines (`--cs-lines`).
+    Micro,
+    /// Read and write 100 shared 4-byte integers (RON paper, Algorithm 4).
+    RonMicro,
+    /// An AVL tree of up to 1024 keys: 80 % lookups, 10 % inserts, 10 %
+    /// removes (CNA paper, key-value map).
+    Kv,
+    /// The same tree, updates only (inserts and removes, even odds).
+    KvUpdate,
+}
+
+impl Workload {
+    /// The command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Workload::Micro => "micro",
+            Workload::RonMicro => "ron-micro",
+            Workload::Kv => "kv",
+            Workload::KvUpdate => "kv-update",
+        }
+    }
+}
+
+/// Shared integers of the `ron-micro` critical section.
+pub const RON_MICRO_INTS: usize = 100;
+
 /// One point of the workload.
 #[derive(Debug, Clone)]
 pub struct Point {
+    /// What the critical section does.
+    pub workload: Workload,
+    /// Threads start within `U(0, ncs_ns + start_skew_ns)` ns (so that
+    /// their first arrival order is not their spawn order).
+    pub start_skew_ns: f64,
     /// CPU of each thread (one thread per virtual CPU).
     pub cpus: Vec<usize>,
     /// Mean non-critical section (virtual ns).
@@ -62,6 +107,9 @@ pub struct RunStats {
     pub switches: u64,
     /// What the cost model charged over the whole run.
     pub memory: ron_vm::CostStats,
+    /// Per acquisition in the window: threads waiting when it was taken,
+    /// and the time (ns) the critical section's data accesses took.
+    pub cs_samples: Vec<(u32, f64)>,
 }
 
 impl RunStats {
@@ -73,6 +121,18 @@ impl RunStats {
     /// Coefficient of variation of the per-thread counts.
     pub fn cv(&self) -> f64 {
         ron_stats::cv(&self.per_thread)
+    }
+
+    /// Mean data-access time in the critical section (ns).
+    pub fn cs_data_ns(&self) -> f64 {
+        let n = self.cs_samples.len().max(1) as f64;
+        self.cs_samples.iter().map(|s| s.1).sum::<f64>() / n
+    }
+
+    /// Mean number of threads waiting when the lock was taken.
+    pub fn waiters(&self) -> f64 {
+        let n = self.cs_samples.len().max(1) as f64;
+        self.cs_samples.iter().map(|s| s.0 as f64).sum::<f64>() / n
     }
 }
 
@@ -91,6 +151,10 @@ struct Shared {
     times: RefCell<Vec<(u64, u64)>>,
     /// Per acquisition index: the thread and the handover (ps, if any).
     owner: RefCell<Vec<(usize, Option<u64>, u64)>>,
+    /// Threads between asking for the lock and taking it.
+    waiting: Cell<u32>,
+    /// Per acquisition index: waiters at the acquisition, data time (ps).
+    cs: RefCell<Vec<(u32, u64)>>,
 }
 
 /// ron-core's route (and `ShRon`'s wait table) are process-wide: runs in
@@ -103,52 +167,84 @@ pub fn run<R: RawMutex + 'static>(vm: &VirtualMachine, p: &Point) -> RunStats {
     let wall = Instant::now();
     let cpu = thread_cpu_s();
     ron_core::route::install(&vm.route).expect("the route is a permutation of the matrix indices");
+    ron_core::groups::install(&vm.groups.of_cpu).expect("group ids are checked when derived");
     let mut sim = Vm::new(vm.to_vm_machine(), p.costs.clone());
     let lock: Rc<Block<R>> = Rc::new(Block(R::INIT));
-    let lines: Rc<Vec<Block<Cell<u64>>>> = Rc::new(
-        (0..p.cs_lines.max(1))
-            .map(|_| Block(Cell::new(0)))
-            .collect(),
-    );
+    // The data lines: K for micro, the 100 integers' lines for ron-micro,
+    // one counter line for kv (the exclusion check).
+    let k = match p.workload {
+        Workload::Micro => p.cs_lines,
+        Workload::RonMicro => (RON_MICRO_INTS * 4).div_ceil(p.costs.line_bytes),
+        Workload::Kv | Workload::KvUpdate => 0,
+    };
+    let lines: Rc<Vec<Block<Cell<u64>>>> =
+        Rc::new((0..k.max(1)).map(|_| Block(Cell::new(0))).collect());
+    let tree = Rc::new(RefCell::new(crate::kv::Tree::half_full(p.seed)));
+    let lookup = match p.workload {
+        Workload::Kv => 0.8,
+        _ => 0.0,
+    };
+    let is_kv = matches!(p.workload, Workload::Kv | Workload::KvUpdate);
     let shared = Rc::new(Shared::default());
     shared.times.borrow_mut().reserve(p.acquisitions as usize);
     for (t, &cpu) in p.cpus.iter().enumerate() {
-        let (lock, lines, sh) = (Rc::clone(&lock), Rc::clone(&lines), Rc::clone(&shared));
-        let (k, ncs, total) = (p.cs_lines, p.ncs_ns, p.acquisitions);
+        let (lock, lines, sh, tree) = (
+            Rc::clone(&lock),
+            Rc::clone(&lines),
+            Rc::clone(&shared),
+            Rc::clone(&tree),
+        );
+        let (ncs, total, skew) = (p.ncs_ns, p.acquisitions, p.start_skew_ns);
         let mut rng = SplitMix64::new(p.seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ t as u64);
         sim.spawn(cpu, move || {
-            // Start spread over one nCS so threads do not all arrive at t = 0.
-            ron_vm::work(ncs * rng.next_f64());
+            // Start spread over one nCS and the skew, so threads do not
+            // all arrive at t = 0 in spawn order.
+            ron_vm::work((ncs + skew) * rng.next_f64());
+            let addrs: Vec<usize> = lines[..k]
+                .iter()
+                .map(|l| l as *const Block<Cell<u64>> as usize)
+                .collect();
             loop {
+                // Run the bookkeeping below at this thread's own virtual
+                // time (after its nCS), not when the fiber last ran: the
+                // waiting count must not include threads still in their nCS.
+                ron_vm::interleave();
                 let idx = sh.claimed.get();
                 if idx >= total {
                     break;
                 }
                 sh.claimed.set(idx + 1);
                 let t_req = ron_vm::now_ps();
+                sh.waiting.set(sh.waiting.get() + 1);
                 let guard = lock.0.lock();
                 let t_acq = ron_vm::now_ps();
+                sh.waiting.set(sh.waiting.get() - 1);
+                let waiters = sh.waiting.get();
                 let handover = match sh.last_release.get() {
                     Some((t_rel, who)) if who != t => Some(t_acq.saturating_sub(t_rel)),
                     _ => None,
                 };
-                // The critical section: K data lines, each read and
-                // written (the write brings the line from the last holder);
-                // a thread switch between the read and the write would
-                // expose a second thread in the section as a lost update.
-                for (i, line) in lines.iter().enumerate() {
-                    let v = line.0.get();
-                    if i < k {
-                        ron_vm::on_store(line as *const Block<Cell<u64>> as usize);
-                    } else {
-                        ron_vm::interleave();
-                    }
+                if is_kv {
+                    tree.borrow_mut().op(&mut rng, lookup);
+                }
+                // The data lines, each read and written: the reads are
+                // taken first and the writes made after the priced
+                // accesses, so a thread switch between them would expose
+                // a second thread in the section as a lost update.
+                let vals: Vec<u64> = lines.iter().map(|l| l.0.get()).collect();
+                if k > 0 {
+                    ron_vm::access_all(&addrs, ron_vm::Access::Store);
+                } else {
+                    ron_vm::interleave();
+                }
+                for (line, v) in lines.iter().zip(vals) {
                     line.0.set(v + 1);
                 }
                 let t_rel = ron_vm::now_ps();
                 sh.last_release.set(Some((t_rel, t)));
                 sh.owner.borrow_mut().push((t, handover, t_acq - t_req));
                 sh.times.borrow_mut().push((t_acq, t_rel));
+                sh.cs.borrow_mut().push((waiters, t_rel - t_acq));
                 // SAFETY: `guard` came from `lock` on this thread and is
                 // released exactly once.
                 unsafe { lock.0.unlock(guard) };
@@ -162,7 +258,7 @@ pub fn run<R: RawMutex + 'static>(vm: &VirtualMachine, p: &Point) -> RunStats {
     let times = shared.times.borrow();
     let owner = shared.owner.borrow();
     let total = times.len() as u64;
-    let exclusion_ok = lines.iter().all(|l| l.0.get() == total);
+    let exclusion_ok = lines.iter().all(|l| l.0.get() == total) && tree.borrow().valid();
     let warm = (total / 10).max(1) as usize;
     let end = (total as usize)
         .saturating_sub(threads)
@@ -195,7 +291,12 @@ pub fn run<R: RawMutex + 'static>(vm: &VirtualMachine, p: &Point) -> RunStats {
             v[((v.len() - 1) as f64 * q).round() as usize] as f64 / 1000.0
         }
     };
+    let cs_samples = shared.cs.borrow()[warm..end]
+        .iter()
+        .map(|&(w, d)| (w, d as f64 / 1000.0))
+        .collect();
     RunStats {
+        cs_samples,
         total,
         window_acquisitions,
         window_ns,

@@ -14,6 +14,8 @@ fn csv(lock: &str, seed: u64, placement: Placement) -> String {
 fn csv_with(lock: &str, seed: u64, placement: Placement, costs: Costs) -> String {
     let vm = common::two_socket(24);
     let p = Point {
+        workload: ron_vm_bench::Workload::Micro,
+        start_skew_ns: 0.0,
         cpus: vm.place(16, placement, seed),
         ncs_ns: 300.0,
         cs_lines: 2,
@@ -24,7 +26,12 @@ fn csv_with(lock: &str, seed: u64, placement: Placement, costs: Costs) -> String
     let s = run_named(lock, 16, RelaxKind::Default, &vm, &p).unwrap();
     let key = RowKey {
         machine: &vm.name,
+        workload: "micro",
         lock,
+        relax: "default",
+        groups: "socket",
+        line_model: "directory",
+        mlp: 10,
         slots: 16,
         placement: placement.name(),
         ncs_ns: 300.0,
@@ -95,6 +102,8 @@ fn skipped_looks_match_every_relax_policy() {
         let vm = common::two_socket(24);
         let stats = |suspend_spinners| {
             let p = Point {
+                workload: ron_vm_bench::Workload::Micro,
+                start_skew_ns: 0.0,
                 cpus: vm.place(16, Placement::Route, 7),
                 ncs_ns: 300.0,
                 cs_lines: 2,
