@@ -228,7 +228,10 @@ pub fn resolve(list: &str) -> Result<Vec<&'static LockEntry>, BenchError> {
         }
     }
     if out.is_empty() {
-        return Err(BenchError::Invalid("--locks: no lock named".into()));
+        return Err(BenchError::Invalid(
+            "--locks: no lock given (names from --list, `default` or `all`), got an empty list"
+                .into(),
+        ));
     }
     Ok(out)
 }

@@ -147,17 +147,20 @@ pub struct BenchRow {
     /// Coefficient of variation of the per-thread counts (`None` when
     /// nothing was acquired).
     pub cv: Option<f64>,
-    /// Acquire latency, median (ns; mean over the runs).
-    pub p50_ns: f64,
-    /// Acquire latency, 99th percentile (ns; mean over the runs).
-    pub p99_ns: f64,
-    /// Acquire latency, 99.9th percentile (ns; mean over the runs).
-    pub p999_ns: f64,
-    /// Mean handover time between different threads (ns; 0 if none).
-    pub handover_ns: f64,
-    /// Median handover time (ns; 0 if none; mean over the runs).
+    /// Acquire latency, median (ns; mean over the runs; `None` when
+    /// nothing was acquired).
+    pub p50_ns: Option<f64>,
+    /// Acquire latency, 99th percentile (as `p50_ns`).
+    pub p99_ns: Option<f64>,
+    /// Acquire latency, 99.9th percentile (as `p50_ns`).
+    pub p999_ns: Option<f64>,
+    /// Mean handover time between different threads (ns; `None` without
+    /// handovers).
+    pub handover_ns: Option<f64>,
+    /// Median handover time (ns; mean over the runs; `None` without
+    /// handovers).
     #[serde(default)]
-    pub handover_p50_ns: f64,
+    pub handover_p50_ns: Option<f64>,
     /// Handovers counted, all runs.
     pub handovers: u64,
     /// CPU seconds the process used per wall-clock second of measurement
@@ -248,15 +251,11 @@ impl BenchRow {
             total,
             fairness_factor: (total > 0).then(|| crate::metrics::fairness_factor(&per_thread)),
             cv: (total > 0).then(|| crate::metrics::cv(&per_thread)),
-            p50_ns: avg(|r| r.latency.p50_ns),
-            p99_ns: avg(|r| r.latency.p99_ns),
-            p999_ns: avg(|r| r.latency.p999_ns),
-            handover_ns: if handovers > 0 {
-                ho_sum / handovers as f64
-            } else {
-                0.0
-            },
-            handover_p50_ns: avg(|r| r.handover_p50_ns),
+            p50_ns: (total > 0).then(|| avg(|r| r.latency.p50_ns)),
+            p99_ns: (total > 0).then(|| avg(|r| r.latency.p99_ns)),
+            p999_ns: (total > 0).then(|| avg(|r| r.latency.p999_ns)),
+            handover_ns: (handovers > 0).then(|| ho_sum / handovers as f64),
+            handover_p50_ns: (handovers > 0).then(|| avg(|r| r.handover_p50_ns)),
             handovers,
             cpu_per_wall: cpu.and_then(|c| ratio(c, wall)),
             cpu_ns_per_lock: cpu.and_then(|c| ratio(c * 1e9, total as f64)),

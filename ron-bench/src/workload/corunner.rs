@@ -17,6 +17,7 @@ use ron_core::ron_raw::DEFAULT_SLOTS as S;
 
 use crate::clock;
 use crate::error::BenchError;
+use crate::limits;
 use crate::mutex::{BenchMutex, MutexFamily, Raw};
 use crate::pin;
 
@@ -32,20 +33,8 @@ pub struct CorunnerConfig {
 impl CorunnerConfig {
     /// Checks the ranges.
     pub fn validate(&self) -> Result<(), BenchError> {
-        if self.waiters == 0 || self.waiters > 1024 {
-            return Err(BenchError::Invalid(format!(
-                "waiters must be in 1..=1024, got {}",
-                self.waiters
-            )));
-        }
-        if self.duration.is_zero() || self.duration > super::MAX_DURATION {
-            return Err(BenchError::Invalid(format!(
-                "duration must be in (0, {}] s, got {} s",
-                super::MAX_DURATION.as_secs(),
-                self.duration.as_secs_f64()
-            )));
-        }
-        Ok(())
+        limits::waiters(self.waiters)?;
+        limits::duration(self.duration)
     }
 }
 
@@ -129,7 +118,9 @@ pub fn resolve(list: &str) -> Result<Vec<&'static CorunnerPolicy>, BenchError> {
         }
     }
     if out.is_empty() {
-        return Err(BenchError::Invalid("no co-runner policy named".into()));
+        return Err(BenchError::Invalid(
+            "--policies: no policy given (names from --list or `all`), got an empty list".into(),
+        ));
     }
     Ok(out)
 }

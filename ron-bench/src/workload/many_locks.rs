@@ -32,14 +32,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock;
 use crate::error::BenchError;
+use crate::limits;
 use crate::mutex::{BenchMutex, MutexFamily};
 use crate::pin::{self, Pinning};
 use crate::registry::LockEntry;
 use crate::report::{mean_sd, ratio, ratio_sd};
-use crate::workload::{MAX_DURATION, MAX_THREADS};
+use crate::stop;
 
-/// Most locks a point may use.
-pub const MAX_LOCKS: usize = 1 << 28;
+pub use crate::limits::MAX_LOCKS;
 /// Default bound on the memory the locks of one point may take (1 GiB).
 pub const DEFAULT_MAX_LOCK_BYTES: u64 = 1 << 30;
 
@@ -77,34 +77,12 @@ impl Default for ManyLocksConfig {
 }
 
 impl ManyLocksConfig {
-    /// Checks the ranges; the message names the offending parameter.
+    /// Checks the ranges (see [`limits`]).
     pub fn validate(&self) -> Result<(), BenchError> {
-        if self.threads == 0 || self.threads > MAX_THREADS {
-            return Err(BenchError::Invalid(format!(
-                "threads must be in 1..={MAX_THREADS}, got {}",
-                self.threads
-            )));
-        }
-        if self.n_locks == 0 || self.n_locks > MAX_LOCKS {
-            return Err(BenchError::Invalid(format!(
-                "n-locks must be in 1..={MAX_LOCKS}, got {}",
-                self.n_locks
-            )));
-        }
-        if self.duration.is_zero() || self.duration > MAX_DURATION {
-            return Err(BenchError::Invalid(format!(
-                "duration must be in (0, {}] s, got {} s",
-                MAX_DURATION.as_secs(),
-                self.duration.as_secs_f64()
-            )));
-        }
-        if self.warmup > MAX_DURATION {
-            return Err(BenchError::Invalid(format!(
-                "warm-up must be at most {} s",
-                MAX_DURATION.as_secs()
-            )));
-        }
-        Ok(())
+        limits::threads(self.threads)?;
+        limits::n_locks(self.n_locks)?;
+        limits::duration(self.duration)?;
+        limits::warmup(self.warmup)
     }
 }
 
@@ -250,17 +228,24 @@ pub fn run<F: MutexFamily>(cfg: &ManyLocksConfig) -> Result<ManyLocksStats, Skip
             })
             .collect();
         barrier.wait();
-        std::thread::sleep(cfg.warmup);
-        // Relaxed: see the load above.
-        phase.store(MEASURE, Ordering::Relaxed);
-        let cpu0 = clock::process_cpu_time();
-        let start = Instant::now();
-        std::thread::sleep(cfg.duration);
-        phase.store(STOP, Ordering::Relaxed);
-        let elapsed = start.elapsed();
-        let cpu_s = match (cpu0, clock::process_cpu_time()) {
-            (Some(a), Some(b)) => Some(b.saturating_sub(a).as_secs_f64()),
-            _ => None,
+        // A stop request (Ctrl-C) ends the warm-up or the measured window
+        // at once; one during the warm-up measures nothing.
+        let (elapsed, cpu_s) = if stop::sleep(cfg.warmup) {
+            // Relaxed: see the load above.
+            phase.store(MEASURE, Ordering::Relaxed);
+            let cpu0 = clock::process_cpu_time();
+            let start = Instant::now();
+            stop::sleep(cfg.duration);
+            phase.store(STOP, Ordering::Relaxed);
+            let elapsed = start.elapsed();
+            let cpu_s = match (cpu0, clock::process_cpu_time()) {
+                (Some(a), Some(b)) => Some(b.saturating_sub(a).as_secs_f64()),
+                _ => None,
+            };
+            (elapsed, cpu_s)
+        } else {
+            phase.store(STOP, Ordering::Relaxed);
+            (Duration::ZERO, None)
         };
         let outs: Vec<(u64, u64)> = handles
             .into_iter()
@@ -422,6 +407,8 @@ pub struct ManyLocksOutcome {
     pub rows: Vec<ManyLocksRow>,
     /// Points skipped for their memory, once each.
     pub skipped: Vec<SkippedPoint>,
+    /// Whether a [`stop::request`] cut the grid short.
+    pub interrupted: bool,
 }
 
 impl ManyLocksGrid {
@@ -442,13 +429,7 @@ impl ManyLocksGrid {
                 "empty grid: give at least one lock, thread count and lock count".into(),
             ));
         }
-        if self.repeat == 0 || self.repeat > crate::grid::MAX_REPEAT {
-            return Err(BenchError::Invalid(format!(
-                "repeat must be in 1..={}, got {}",
-                crate::grid::MAX_REPEAT,
-                self.repeat
-            )));
-        }
+        limits::repeat(self.repeat)?;
         for &t in &self.threads {
             for &n in &self.n_locks {
                 self.config(t, n).validate()?;
@@ -484,8 +465,13 @@ impl ManyLocksGrid {
         }
         let mut skipped: Vec<SkippedPoint> = Vec::new();
         let mut done = 0;
-        for rep in 0..self.repeat {
+        let mut interrupted = false;
+        'rounds: for rep in 0..self.repeat {
             for (lock, cfg, runs) in &mut points {
+                if stop::requested() {
+                    interrupted = true;
+                    break 'rounds;
+                }
                 progress(
                     done,
                     total,
@@ -500,6 +486,8 @@ impl ManyLocksGrid {
                 );
                 done += 1;
                 match (lock.many_locks)(cfg) {
+                    // A run cut short during its warm-up measured nothing.
+                    Ok(s) if s.per_thread.iter().sum::<u64>() == 0 && stop::requested() => {}
                     Ok(s) => runs.push(s),
                     Err(sk) => {
                         if !skipped
@@ -516,14 +504,20 @@ impl ManyLocksGrid {
                 }
             }
         }
-        progress(total, total, "done");
+        if !interrupted {
+            progress(total, total, "done");
+        }
         let mut rows: Vec<ManyLocksRow> = points
             .iter()
             .filter(|(_, _, runs)| !runs.is_empty())
             .map(|(lock, cfg, runs)| ManyLocksRow::from_runs(lock.name(), cfg, runs))
             .collect();
         add_ratios(&mut rows);
-        Ok(ManyLocksOutcome { rows, skipped })
+        Ok(ManyLocksOutcome {
+            rows,
+            skipped,
+            interrupted,
+        })
     }
 }
 

@@ -62,6 +62,11 @@ pub fn run(args: Args) -> CliResult {
             args.rounds
         )));
     }
+    if args.pairs_per_class == 0 {
+        return Err(CliError::usage(
+            "--pairs-per-class: must be at least 1, got 0",
+        ));
+    }
     let time_limit = args::duration("--time-limit", &args.time_limit, false)?;
     let out = match args.out.clone() {
         Some(p) => p,
@@ -78,7 +83,7 @@ pub fn run(args: Args) -> CliResult {
         mode: match args.mode {
             Mode::Full => ProbeMode::Full,
             Mode::Sampled => ProbeMode::Sampled {
-                pairs_per_class: args.pairs_per_class.max(1),
+                pairs_per_class: args.pairs_per_class,
             },
         },
         rounds: args.rounds,

@@ -13,7 +13,8 @@ use ron_bench::workload::{LoopConfig, MAX_THREADS};
 
 use super::options::{Args, Workload};
 use super::shared::{
-    STOP, bench_err, catch_ctrl_c, install_route, print_rows, run_meta, save, save_out,
+    INTERRUPTED, bench_err, catch_ctrl_c, install_route, interrupted, print_rows, run_meta, save,
+    save_out,
 };
 use crate::args::{self, Ncs};
 use crate::cmd::compare;
@@ -31,6 +32,8 @@ pub(super) fn run(
     warmup: Duration,
     baseline: Option<Vec<BenchRow>>,
 ) -> CliResult {
+    // Before anything slow, so that an early Ctrl-C stops the run too.
+    catch_ctrl_c();
     let locks = registry::resolve(&args.locks).map_err(bench_err)?;
     let threads = args::positive_list(
         "--threads",
@@ -75,7 +78,6 @@ pub(super) fn run(
     let header = bench_header(&grid, &meta, cs_ns);
     let expected = (duration + warmup) * grid.runs() as u32;
     let pb = progress::bar(grid.runs() as u64, expected, "bench");
-    catch_ctrl_c();
     let mut save_error: Option<CliError> = None;
     let outcome = grid
         .run_until(
@@ -83,7 +85,6 @@ pub(super) fn run(
                 pb.set_position(done as u64);
                 pb.set_message(label.to_string());
             },
-            &STOP,
             |rows| {
                 if let Some(out) = &args.out
                     && save_error.is_none()
@@ -96,11 +97,16 @@ pub(super) fn run(
         )
         .map_err(bench_err)?;
     pb.finish_and_clear();
-    if grid.ncs_ns.iter().any(|&n| n > 0.0) {
+    if grid.ncs_ns.iter().any(|&n| n > 0.0) && !outcome.interrupted {
         warn_if_speed_changed();
     }
     let mut meta = meta;
     meta.interrupted = outcome.interrupted;
+    let header = if outcome.interrupted {
+        format!("{header}{INTERRUPTED}")
+    } else {
+        header
+    };
     let rows = outcome.rows;
     let summary = summary(&rows);
     print_rows(args, &meta, &rows, &header, &format!("\n{summary}"))?;
@@ -136,16 +142,7 @@ pub(super) fn run(
         )));
     }
     if outcome.interrupted {
-        return Err(CliError::interrupted(format!(
-            "interrupted: {} of {} points measured (rows above{})",
-            rows.len(),
-            grid.points(),
-            if args.out.is_some() {
-                " and in --out"
-            } else {
-                ""
-            }
-        )));
+        return Err(interrupted(args, rows.len(), grid.points()));
     }
     Ok(())
 }
@@ -245,15 +242,18 @@ fn summary(rows: &[BenchRow]) -> String {
                 .max_by(|a, b| a.mlocks_per_s.total_cmp(&b.mlocks_per_s))
         };
         let own = fastest(&|r| kind(&r.lock) == Some(LockKind::Ron))
-            .or_else(|| fastest(&|r| kind(&r.lock) != Some(LockKind::Peer)));
+            .map(|r| (r, "fastest RON lock"))
+            .or_else(|| {
+                fastest(&|r| kind(&r.lock) != Some(LockKind::Peer)).map(|r| (r, "fastest own lock"))
+            });
         let peer = fastest(&|r| kind(&r.lock) == Some(LockKind::Peer));
         let (a, b, what) = match (own, peer) {
-            (Some(a), Some(b)) => (a, b, "the fastest peer"),
+            (Some((a, mine)), Some(b)) => (a, b, format!("{mine} vs fastest peer")),
             _ => {
                 let mut sorted = at.clone();
                 sorted.sort_by(|x, y| y.mlocks_per_s.total_cmp(&x.mlocks_per_s));
                 match sorted.as_slice() {
-                    [a, b, ..] => (*a, *b, "the runner-up"),
+                    [a, b, ..] => (*a, *b, "fastest lock vs runner-up".to_string()),
                     _ => continue,
                 }
             }
@@ -290,6 +290,8 @@ fn summary(rows: &[BenchRow]) -> String {
     if out.is_empty() {
         out
     } else {
-        format!("Summary (mean +- standard deviation over the runs):\n{out}")
+        format!(
+            "Summary: at each point the fastest RON lock against the fastest peer (a faster baseline shows in `x best peer`), mean +- standard deviation over the runs:\n{out}"
+        )
     }
 }

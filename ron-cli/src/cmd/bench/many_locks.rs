@@ -11,7 +11,10 @@ use ron_bench::workload::many_locks::{
 };
 
 use super::options::Args;
-use super::shared::{bench_err, install_route, print_rows, run_meta, save_out};
+use super::shared::{
+    INTERRUPTED, bench_err, catch_ctrl_c, install_route, interrupted, print_rows, run_meta,
+    save_out,
+};
 use crate::args;
 use crate::error::{CliError, CliResult};
 use crate::output::Format;
@@ -22,6 +25,8 @@ const MANY_LOCKS_THREADS: &str = "1,2,16";
 
 /// Runs the many-locks grid: locks x threads x numbers of locks.
 pub(super) fn run(args: &Args, duration: Duration, warmup: Duration) -> CliResult {
+    // Before anything slow, so that an early Ctrl-C stops the run too.
+    catch_ctrl_c();
     let locks = registry::resolve(&args.locks).map_err(bench_err)?;
     let threads = args::positive_list(
         "--threads",
@@ -77,6 +82,13 @@ pub(super) fn run(args: &Args, duration: Duration, warmup: Duration) -> CliResul
         .map_err(bench_err)?;
     pb.finish_and_clear();
     let notes = many_locks_notes(&outcome.rows, &outcome.skipped);
+    let mut meta = meta;
+    meta.interrupted = outcome.interrupted;
+    let header = if outcome.interrupted {
+        format!("{header}{INTERRUPTED}")
+    } else {
+        header
+    };
     let rows = outcome.rows;
     print_rows(args, &meta, &rows, &header, &format!("\n{notes}"))?;
     if args.format != Format::Table {
@@ -88,6 +100,9 @@ pub(super) fn run(args: &Args, duration: Duration, warmup: Duration) -> CliResul
             "mutual exclusion violated: lock {} at {} threads, {} locks lost updates",
             bad.lock, bad.threads, bad.n_locks
         )));
+    }
+    if outcome.interrupted {
+        return Err(interrupted(args, rows.len(), grid.points()));
     }
     Ok(())
 }

@@ -2,10 +2,9 @@
 //! install, Ctrl-C, and printing and saving rows.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
 
-use ron_bench::BenchError;
 use ron_bench::report::{Report, RunMeta};
+use ron_bench::{BenchError, stop};
 use serde::Serialize;
 
 use super::options::Args;
@@ -16,18 +15,34 @@ pub(super) fn bench_err(e: BenchError) -> CliError {
     CliError::usage(e.to_string())
 }
 
-/// Set by Ctrl-C: finish the current run, then stop and save.
-pub(super) static STOP: AtomicBool = AtomicBool::new(false);
-
+/// Ctrl-C cuts the run in progress short and ends the grid (the rows
+/// measured so far are printed, marked interrupted); a second Ctrl-C
+/// aborts at once. Both exit with 130, as a shell reports SIGINT.
 pub(super) fn catch_ctrl_c() {
-    // A second Ctrl-C exits at once. An error (a handler already set) only
-    // loses the graceful stop.
+    // An error (a handler already set) only loses the graceful stop.
     let _ = ctrlc::set_handler(|| {
-        // Relaxed: a request flag; the grid polls it between runs.
-        if STOP.swap(true, Ordering::Relaxed) {
+        if stop::request() {
+            eprintln!("error: interrupted twice: aborted without printing the rows measured");
             std::process::exit(130);
         }
     });
+}
+
+/// The line that marks the output of a run stopped by Ctrl-C.
+pub(super) const INTERRUPTED: &str =
+    "interrupted by Ctrl-C: the run in progress was cut short and the rest not run\n";
+
+/// The error that ends a run stopped by Ctrl-C: how much was measured.
+pub(super) fn interrupted(args: &Args, measured: usize, points: usize) -> CliError {
+    CliError::interrupted(format!(
+        "interrupted by Ctrl-C: {measured} of {points} point{} measured, the last one cut short (rows above{})",
+        if points == 1 { "" } else { "s" },
+        if args.out.is_some() {
+            " and in --out"
+        } else {
+            ""
+        }
+    ))
 }
 
 /// Writes rows to `out` in the format of its extension.

@@ -1,0 +1,260 @@
+//! The `ron` binary's manners with bad input and Ctrl-C: every mistake is
+//! one `error: --OPTION: ...` line on stderr with exit code 2 (negative
+//! numbers and clap's own errors included); Ctrl-C cuts a single long run
+//! short, prints its partial row marked interrupted and exits with 130;
+//! every subcommand is listed in `ron --help` and in the README.
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn ron(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ron"))
+        .args(args)
+        .env("RON_CALIBRATION", "")
+        .output()
+        .expect("run ron")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ron-cli-errors-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// A 2-CPU latency matrix (CSV).
+fn matrix() -> String {
+    let p = tmp("m.csv");
+    std::fs::write(&p, "0,50\n50,0\n").unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+/// `ron ARGS` fails with exit code 2 and one line `error: OPTION: ...`.
+fn assert_usage_error(args: &[&str], option: &str) {
+    let o = ron(args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    assert!(
+        err.starts_with(&format!("error: {option}")),
+        "{args:?} should start with `error: {option}`: {err}"
+    );
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+}
+
+#[test]
+fn bench_numeric_options_fail_in_one_line() {
+    for (args, option) in [
+        (&["--duration", "-1"][..], "--duration"),
+        (&["--duration=-1"], "--duration"),
+        (&["--duration", "NaN"], "--duration"),
+        (&["--duration", "0"], "--duration"),
+        (&["--warmup", "-5ms"], "--warmup"),
+        (&["--threads", "-1"], "--threads"),
+        (&["--threads", "1,,2"], "--threads"),
+        (&["--threads", "0"], "--threads"),
+        (&["--ncs", "-5"], "--ncs"),
+        (&["--ncs", "1,,2"], "--ncs"),
+        (&["--cs-lines", "-1"], "--cs-lines"),
+        (&["--cs-lines", "99999999"], "--cs-lines"),
+        (&["--repeat", "-1"], "--repeat"),
+        (&["--repeat", "0"], "--repeat"),
+        (&["--seed", "-1"], "--seed"),
+        (&["--max-lock-memory", "-1"], "--max-lock-memory"),
+        (&["--locks", ""], "--locks"),
+        (&["--format", "yaml"], "--format"),
+        (
+            &["--workload", "many-locks", "--n-locks", "-1"],
+            "--n-locks",
+        ),
+        (&["--workload", "corunner", "--waiters", "-1"], "--waiters"),
+        (&["--frobnicate"], "--frobnicate"),
+    ] {
+        let mut a = vec!["bench"];
+        a.extend_from_slice(args);
+        assert_usage_error(&a, option);
+    }
+}
+
+#[test]
+fn simulate_route_calibrate_numeric_options_fail_in_one_line() {
+    let m = matrix();
+    let m = m.as_str();
+    for (args, option) in [
+        (&["simulate", "--matrix", m, "--cs", "-5"][..], "--cs"),
+        (&["simulate", "--matrix", m, "--ncs", "-5"], "--ncs"),
+        (
+            &["simulate", "--matrix", m, "--duration", "-1"],
+            "--duration",
+        ),
+        (&["simulate", "--matrix", m, "--threads", "-1"], "--threads"),
+        (&["simulate", "--matrix", m, "--threads", "3"], "--threads"),
+        (
+            &["simulate", "--matrix", m, "--cna-threshold", "-1"],
+            "--cna-threshold",
+        ),
+        (
+            &["simulate", "--matrix", m, "--cohort-threshold", "0"],
+            "--cohort-threshold",
+        ),
+        (
+            &["simulate", "--matrix", m, "--cohort-group-size", "0"],
+            "--cohort-group-size",
+        ),
+        (
+            &["simulate", "--matrix", m, "--ttas-jitter", "-1"],
+            "--ttas-jitter",
+        ),
+        (
+            &["simulate", "--matrix", m, "--route-iterations", "-1"],
+            "--route-iterations",
+        ),
+        (
+            &["simulate", "--matrix", m, "--time-limit", "-1"],
+            "--time-limit",
+        ),
+        (&["simulate", "--matrix", m, "--seed", "-1"], "--seed"),
+        (&["simulate", "--matrix", m, "--format", "yaml"], "--format"),
+        (
+            &["route", "--matrix", m, "--time-limit", "-1"],
+            "--time-limit",
+        ),
+        (
+            &["route", "--matrix", m, "--iterations", "-1"],
+            "--iterations",
+        ),
+        (&["route", "--matrix", m, "--seed", "-1"], "--seed"),
+        (&["route", "--matrix"], "--matrix"),
+        (&["calibrate", "--rounds", "-3"], "--rounds"),
+        (&["calibrate", "--rounds", "0"], "--rounds"),
+        (
+            &["calibrate", "--pairs-per-class", "0"],
+            "--pairs-per-class",
+        ),
+        (&["calibrate", "--time-limit", "-1"], "--time-limit"),
+        (&["topo", "--format", "yaml"], "--format"),
+        (
+            &["plot", "--input", "x.json", "--matrix", m, "--out", "p.svg"],
+            "--input",
+        ),
+        (&["compare", "--format", "yaml", "a", "b"], "--format"),
+    ] {
+        assert_usage_error(args, option);
+    }
+    // Missing arguments and unknown commands: one line too.
+    for args in [&["compare", "a.json"][..], &["frob"]] {
+        let o = ron(args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("error: "), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn every_subcommand_is_in_help_and_readme() {
+    let o = ron(&["--help"]);
+    assert!(o.status.success());
+    let help = String::from_utf8_lossy(&o.stdout);
+    let names: Vec<&str> = help
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|&n| n != "help")
+        .collect();
+    for expected in [
+        "topo",
+        "calibrate",
+        "route",
+        "bench",
+        "compare",
+        "simulate",
+        "plot",
+    ] {
+        assert!(
+            names.contains(&expected),
+            "{expected} not in --help: {help}"
+        );
+    }
+    assert!(help.contains("vm/target/release/ron-vm-bench"), "{help}");
+    assert!(help.contains("cd vm && cargo build --release"), "{help}");
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
+        .expect("README.md");
+    for n in &names {
+        assert!(
+            readme.contains(&format!("`ron {n}")),
+            "README lacks `ron {n}`"
+        );
+    }
+    assert!(readme.contains("vm/target/release/ron-vm-bench"));
+}
+
+/// Ctrl-C during a single long run: the run stops at once (well before
+/// its 60 s), its partial row is printed and marked interrupted, stderr
+/// has one `error:` line, the exit code is 130.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_cuts_a_single_run_short() {
+    let json = tmp("single.json");
+    let _ = std::fs::remove_file(&json);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ron"))
+        .args([
+            "bench",
+            "--locks",
+            "ron-raw",
+            "--threads",
+            "1",
+            "--ncs",
+            "0",
+            "--duration",
+            "60s",
+            "--warmup",
+            "0",
+            "--repeat",
+            "1",
+            "--out",
+            json.to_str().unwrap(),
+        ])
+        .env("RON_CALIBRATION", "")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run ron");
+    std::thread::sleep(Duration::from_millis(1500));
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    // SAFETY: sending a signal to our own child process, which has not
+    // been waited for yet, so its pid cannot have been reused.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
+    // A generous bound that only catches a run that ignores the signal.
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(40) {
+            let _ = child.kill();
+            panic!("the run did not stop within 40 s of Ctrl-C");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    // Besides `wrote FILE`, one line: the error.
+    let errors: Vec<&str> = err.lines().filter(|l| !l.starts_with("wrote ")).collect();
+    assert_eq!(errors.len(), 1, "{err}");
+    assert!(
+        errors[0].starts_with("error: interrupted by Ctrl-C"),
+        "{err}"
+    );
+    assert!(out.contains("interrupted by Ctrl-C"), "{out}");
+    assert!(out.contains("| ron-raw"), "{out}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["meta"]["interrupted"], true);
+    let row = &v["rows"][0];
+    assert_eq!(row["lock"], "ron-raw");
+    assert!(row["total"].as_u64().unwrap() > 0, "{row}");
+    assert!(row["duration_s"].as_f64().unwrap() < 60.0, "{row}");
+    let _ = std::fs::remove_file(json);
+}
