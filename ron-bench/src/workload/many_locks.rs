@@ -46,7 +46,7 @@ pub const DEFAULT_MAX_LOCK_BYTES: u64 = 1 << 30;
 /// Parameters of one many-locks run.
 #[derive(Debug, Clone)]
 pub struct ManyLocksConfig {
-    /// Number of threads (1..=[`MAX_THREADS`]).
+    /// Number of threads (1..=[`MAX_THREADS`](limits::MAX_THREADS)).
     pub threads: usize,
     /// Number of locks (1..=[`MAX_LOCKS`]).
     pub n_locks: usize,
