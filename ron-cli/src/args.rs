@@ -162,15 +162,23 @@ pub fn show_duration(d: Duration) -> String {
 }
 
 /// Reads a latency matrix: CSV, ron-topo JSON, or a calibration file
-/// (`.json` with a `matrix` field), as `ron calibrate` writes it.
+/// (`.json` with a `matrix` field), as `ron calibrate` writes it. An error
+/// names the file once, then what is wrong with it.
 pub fn read_matrix(path: &Path) -> Result<LatencyMatrix, CliError> {
     LatencyMatrix::read(path).map_err(|e| {
         let (msg, shown) = (e.to_string(), path.display().to_string());
-        if msg.contains(&shown) {
-            CliError::usage(format!("cannot read matrix {msg}"))
+        let what = msg
+            .strip_prefix(&format!("{shown}: "))
+            .unwrap_or(&msg)
+            .to_string();
+        let what = if matches!(e, ron_topo::MatrixError::Io { .. }) {
+            format!("cannot read it: {what}")
+        } else if what.contains("latency matrix") {
+            what
         } else {
-            CliError::usage(format!("cannot read matrix {shown}: {msg}"))
-        }
+            format!("not a usable latency matrix: {what}")
+        };
+        CliError::usage(format!("{shown}: {what}"))
     })
 }
 

@@ -68,6 +68,7 @@ fn bench_numeric_options_fail_in_one_line() {
         ),
         (&["--workload", "corunner", "--waiters", "-1"], "--waiters"),
         (&["--frobnicate"], "--frobnicate"),
+        (&["--out", "b.txt"], "--out"),
     ] {
         let mut a = vec!["bench"];
         a.extend_from_slice(args);

@@ -11,7 +11,7 @@ use ron_topo::probe::{ProbeMode, ProbeOptions, available_cpus};
 use ron_topo::{Calibration, Fingerprint, SolveOptions, Topology, tsp};
 
 use crate::args;
-use crate::cmd::route::join;
+use crate::cmd::route::wrap;
 use crate::error::{CliError, CliResult};
 use crate::output::{self, Format};
 use crate::progress;
@@ -134,7 +134,7 @@ pub fn run(args: Args) -> CliResult {
             "probed {m} CPU{} ({mode} mode, {} rounds) in {probe_s:.1} s\nroute    {}\ncost     {:.1} ns per lap ({:.1} ns per handover)\nidentity {:.1} ns per lap ({:.1} ns per handover)\nfifo     {:.1} ns per handover (mean off-diagonal)\n",
             if m == 1 { "" } else { "s" },
             args.rounds,
-            join(&cal.route),
+            wrap(&cal.route, "         "),
             cal.cost,
             cal.cost / m as f64,
             cal.baselines.identity_cost,

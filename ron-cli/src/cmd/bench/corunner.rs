@@ -4,13 +4,14 @@
 use std::time::Duration;
 
 use ron_bench::grid::run_corunner;
+use ron_bench::report::CorunnerRow;
 use ron_bench::workload::corunner;
 
 use super::options::Args;
 use super::shared::{bench_err, install_route, print_rows, run_meta, save_out};
 use crate::args;
 use crate::error::CliResult;
-use crate::output;
+use crate::output::{self, Format};
 use crate::progress;
 
 /// Runs the co-runner rows: one per (policy, waiters).
@@ -50,6 +51,32 @@ pub(super) fn run(args: &Args, duration: Duration) -> CliResult {
     })
     .map_err(bench_err)?;
     pb.finish_and_clear();
-    print_rows(args, &meta, &rows, &header, "")?;
+    let note = noise_note(&rows);
+    print_rows(args, &meta, &rows, &header, &note)?;
+    if args.format != Format::Table {
+        eprint!("{note}");
+    }
     save_out(args, &meta, &rows, &header)
+}
+
+/// Below this slowdown (the compute thread faster beside waiters than
+/// alone) a row measures the machine's noise, not the waiters.
+const NOISE_SLOWDOWN: f64 = -0.05;
+
+/// A note under the rows when some of them show the compute thread faster
+/// beside the waiters than alone, which only other load on the machine
+/// explains.
+fn noise_note(rows: &[CorunnerRow]) -> String {
+    let noisy: Vec<String> = rows
+        .iter()
+        .filter(|r| r.slowdown < NOISE_SLOWDOWN)
+        .map(|r| format!("{} ({:.0} %)", r.policy, 100.0 * r.slowdown))
+        .collect();
+    if noisy.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\nnote: negative slowdowns ({}) mean the compute thread ran faster beside the waiters than alone: other load on this machine changed between the two phases, so these rows are noise; run again on a quiet machine or with a longer --duration\n",
+        noisy.join(", ")
+    )
 }

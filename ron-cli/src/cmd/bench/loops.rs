@@ -114,21 +114,32 @@ pub(super) fn run(
         eprint!("{summary}");
     }
     if let Some(base) = &baseline {
+        let base_name = args
+            .baseline
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
         let cmp = compare::compare(base, &rows);
-        let text = format!(
-            "\ncompared with {}:\n{}{}",
-            args.baseline
-                .as_ref()
-                .map(|p| p.display().to_string())
-                .unwrap_or_default(),
-            table::compare(&cmp),
-            compare::verdict_line(&cmp)
-        );
-        // Beside a table on stdout; on stderr when stdout is CSV or JSON.
-        if args.format == Format::Table {
-            output::stdout(&text)?;
+        if cmp.is_empty() {
+            output::warning(&format!(
+                "--baseline: nothing compared: {}",
+                compare::nothing_in_common(&base_name, "this run")
+            ));
         } else {
-            eprint!("{text}");
+            let text = format!(
+                "\ncompared with {base_name}:\n{}{}",
+                table::compare(&cmp),
+                compare::verdict_line(&cmp)
+            );
+            // Beside a table on stdout; on stderr when stdout is CSV or JSON.
+            if args.format == Format::Table {
+                output::stdout(&text)?;
+            } else {
+                eprint!("{text}");
+            }
+            if let Some(note) = compare::unmatched_note(&base_name, base, "this run", &rows) {
+                eprintln!("{note}");
+            }
         }
     }
     save_out(args, &meta, &rows, &header)?;
@@ -175,8 +186,9 @@ fn bench_header(grid: &Grid, meta: &RunMeta, cs_ns: Option<f64>) -> String {
     let work = grid.workload.describe(grid.cs_lines);
 
     let mut h = format!(
-        "ron bench: {work}\n{} points x {} run{} x ({} + {} warm-up); threads {}; route from {}\n{}, {} CPU{}; TSC {:.3} ticks/ns, busy loop {:.3} iterations/ns\n",
+        "ron bench: {work}\n{} point{} x {} run{} x ({} + {} warm-up); threads {}; route from {}\n{}, {} CPU{}; TSC {:.3} ticks/ns, busy loop {:.3} iterations/ns\n",
         grid.points(),
+        if grid.points() == 1 { "" } else { "s" },
         grid.repeat,
         if grid.repeat == 1 { "" } else { "s" },
         args::show_duration(grid.duration),

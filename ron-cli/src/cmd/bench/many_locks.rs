@@ -53,8 +53,9 @@ pub(super) fn run(args: &Args, duration: Duration, warmup: Duration) -> CliResul
     let cpus = ron_bench::pin::cpu_order().len();
     let meta = run_meta(&source, fingerprint, grid.repeat, cpus);
     let header = format!(
-        "ron bench --workload many-locks: each operation locks one of N locks at random, increments its counter, unlocks\n{} points x {} run{} x ({} + {} warm-up); threads {}; route from {}\n{}, {} CPU{}; resident memory: current RSS (/proc/self/statm) after the measured window, locks alive; +RSS: gained since before the locks were allocated\n",
+        "ron bench --workload many-locks: each operation locks one of N locks at random, increments its counter, unlocks\n{} point{} x {} run{} x ({} + {} warm-up); threads {}; route from {}\n{}, {} CPU{}; resident memory: current RSS (/proc/self/statm) after the measured window, locks alive; +RSS: gained since before the locks were allocated\n",
         grid.points(),
+        if grid.points() == 1 { "" } else { "s" },
         grid.repeat,
         if grid.repeat == 1 { "" } else { "s" },
         args::show_duration(duration),

@@ -53,7 +53,7 @@ pub(super) fn save<R: Render + Serialize + Clone>(
     header: &str,
 ) -> CliResult {
     let text = output::render(
-        Format::of_path(out),
+        Format::of_out(out)?,
         &format!("{header}\n"),
         rows,
         "",
@@ -145,7 +145,17 @@ pub(super) fn install_route(skip: bool) -> (String, Option<ron_topo::Fingerprint
         _ => None,
     };
     let text = match r.fallback_reason {
-        Some(why) => format!("{} (calibration not used: {why})", r.source),
+        Some(why) => {
+            let file = r
+                .calibration_path
+                .as_ref()
+                .map_or_else(String::new, |p| format!("{}: ", p.display()));
+            output::warning(&format!(
+                "{file}calibration not used ({why}); the route comes from {}",
+                r.source
+            ));
+            format!("{} (calibration not used: {why})", r.source)
+        }
         None => r.source.to_string(),
     };
     (text, fp)
