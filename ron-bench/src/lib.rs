@@ -17,6 +17,7 @@ pub mod grid;
 pub mod limits;
 pub mod metrics;
 pub mod mutex;
+pub mod names;
 pub mod pin;
 pub mod registry;
 pub mod report;

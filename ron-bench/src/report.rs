@@ -13,45 +13,8 @@ use crate::registry::LockEntry;
 use crate::workload::RunStats;
 use crate::workload::corunner::{CorunnerPolicy, CorunnerStats};
 
-/// `a / b`, or `None` when `b` is not a positive finite number or the
-/// result is not finite: the one ratio helper of the reports.
-///
-/// ```
-/// use ron_bench::report::ratio;
-/// assert_eq!(ratio(3.0, 2.0), Some(1.5));
-/// assert_eq!(ratio(1.0, 0.0), None);
-/// ```
-pub fn ratio(a: f64, b: f64) -> Option<f64> {
-    if b > 0.0 && b.is_finite() {
-        Some(a / b).filter(|r| r.is_finite())
-    } else {
-        None
-    }
-}
-
-/// Mean and sample standard deviation (0 for fewer than two values).
-pub fn mean_sd(xs: &[f64]) -> (f64, f64) {
-    if xs.is_empty() {
-        return (0.0, 0.0);
-    }
-    let n = xs.len() as f64;
-    let mean = xs.iter().sum::<f64>() / n;
-    if xs.len() < 2 {
-        return (mean, 0.0);
-    }
-    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
-    (mean, var.sqrt())
-}
-
-/// Standard deviation of `a / b` from those of `a` and `b` (first-order
-/// error propagation, as hyperfine does for its "x times as fast").
-pub fn ratio_sd(a: f64, sa: f64, b: f64, sb: f64) -> Option<f64> {
-    let r = ratio(a, b)?;
-    if a == 0.0 {
-        return ratio(sa, b);
-    }
-    Some(r.abs() * ((sa / a).powi(2) + (sb / b).powi(2)).sqrt())
-}
+/// The ratio helpers of the reports (defined in ron-stats).
+pub use ron_stats::{mean_sd, ratio, ratio_sd};
 
 fn one() -> usize {
     1

@@ -100,7 +100,7 @@ pub fn resolve(list: &str) -> Result<Vec<&'static CorunnerPolicy>, BenchError> {
         } else {
             let p = policies()
                 .iter()
-                .find(|p| crate::registry::name_key(p.name) == crate::registry::name_key(part))
+                .find(|p| crate::names::name_key(p.name) == crate::names::name_key(part))
                 .ok_or_else(|| BenchError::UnknownPolicy {
                     name: part.to_string(),
                     known: policies()

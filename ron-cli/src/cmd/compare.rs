@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ron_bench::report::{self, BenchRow};
+use ron_bench::report::BenchRow;
 
 use crate::error::{CliError, CliResult};
 use crate::input;
@@ -142,8 +142,8 @@ pub fn compare(old: &[BenchRow], new: &[BenchRow]) -> Vec<CompareRow> {
     new.iter()
         .filter_map(|n| {
             let o = old.iter().find(|o| key(o) == key(n))?;
-            let ratio = report::ratio(n.mlocks_per_s, o.mlocks_per_s);
-            let ratio_sd = report::ratio_sd(
+            let ratio = ron_stats::ratio(n.mlocks_per_s, o.mlocks_per_s);
+            let ratio_sd = ron_stats::ratio_sd(
                 n.mlocks_per_s,
                 n.mlocks_per_s_sd,
                 o.mlocks_per_s,

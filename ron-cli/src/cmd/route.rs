@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use ron_bench::report::ratio;
+use ron_stats::ratio;
 use ron_topo::{SolveOptions, tsp};
 use serde::Serialize;
 

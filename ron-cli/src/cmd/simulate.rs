@@ -8,10 +8,10 @@
 
 use std::path::PathBuf;
 
-use ron_bench::report::ratio;
 use ron_sim::{
     Costs, CpuSelection, PolicyKind, PolicyParams, SimConfig, SimError, Simulator, groups,
 };
+use ron_stats::ratio;
 use ron_topo::{SolveOptions, tsp};
 
 use crate::args;

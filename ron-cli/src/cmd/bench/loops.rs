@@ -8,7 +8,7 @@ use ron_bench::clock;
 use ron_bench::grid::{Grid, LoopWorkload};
 use ron_bench::pin::Pinning;
 use ron_bench::registry::{self, LockKind};
-use ron_bench::report::{self, BenchRow, RunMeta};
+use ron_bench::report::{BenchRow, RunMeta};
 use ron_bench::workload::{LoopConfig, MAX_THREADS};
 
 use super::options::{Args, Workload};
@@ -226,7 +226,7 @@ fn uncontended_ns(grid: &Grid) -> f64 {
     };
     let s = grid.workload.run(grid.locks[0], base, grid.cs_lines);
 
-    report::ratio(1e3, s.mlocks_per_s()).unwrap_or(0.0)
+    ron_stats::ratio(1e3, s.mlocks_per_s()).unwrap_or(0.0)
 }
 
 /// The closing lines: at each point, the fastest RON lock against the
@@ -271,7 +271,7 @@ fn summary(rows: &[BenchRow]) -> String {
             }
         };
         let ncs = f64::from_bits(n);
-        let Some(r) = report::ratio(a.mlocks_per_s, b.mlocks_per_s) else {
+        let Some(r) = ron_stats::ratio(a.mlocks_per_s, b.mlocks_per_s) else {
             out.push_str(&format!(
                 "  {t} thread{}, nCS {ncs:.0} ns: {} made no progress\n",
                 if t == 1 { "" } else { "s" },
@@ -279,7 +279,7 @@ fn summary(rows: &[BenchRow]) -> String {
             ));
             continue;
         };
-        let sd = report::ratio_sd(
+        let sd = ron_stats::ratio_sd(
             a.mlocks_per_s,
             a.mlocks_per_s_sd,
             b.mlocks_per_s,

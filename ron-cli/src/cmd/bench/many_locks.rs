@@ -3,12 +3,11 @@
 
 use std::time::Duration;
 
+use ron_bench::grid::{ManyLocksGrid, SkippedPoint};
 use ron_bench::pin::Pinning;
 use ron_bench::registry;
 use ron_bench::workload::MAX_THREADS;
-use ron_bench::workload::many_locks::{
-    self, ManyLocksConfig, ManyLocksGrid, ManyLocksRow, SkippedPoint,
-};
+use ron_bench::workload::many_locks::{self, ManyLocksConfig, ManyLocksRow};
 
 use super::options::Args;
 use super::shared::{

@@ -3,6 +3,10 @@
 //! machine spreads over all of them): the whole grid runs once, then again
 //! for each repeat.
 
+mod many_locks;
+
+pub use many_locks::{ManyLocksGrid, ManyLocksOutcome, SkippedPoint};
+
 use std::time::Duration;
 
 use crate::error::BenchError;
