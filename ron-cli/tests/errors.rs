@@ -151,32 +151,12 @@ fn simulate_route_calibrate_numeric_options_fail_in_one_line() {
     }
 }
 
-/// Ctrl-C during a single long run: the run stops at once (well before
-/// its 60 s), its partial row is printed and marked interrupted, stderr
-/// has one `error:` line, the exit code is 130.
+/// Runs `ron ARGS`, sends SIGINT after 1.5 s and waits for the end (a
+/// generous bound only catches a run that ignores the signal).
 #[cfg(unix)]
-#[test]
-fn ctrl_c_cuts_a_single_run_short() {
-    let json = tmp("single.json");
-    let _ = std::fs::remove_file(&json);
+fn interrupted(args: &[&str]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_ron"))
-        .args([
-            "bench",
-            "--locks",
-            "ron-raw",
-            "--threads",
-            "1",
-            "--ncs",
-            "0",
-            "--duration",
-            "60s",
-            "--warmup",
-            "0",
-            "--repeat",
-            "1",
-            "--out",
-            json.to_str().unwrap(),
-        ])
+        .args(args)
         .env("RON_CALIBRATION", "")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -187,16 +167,42 @@ fn ctrl_c_cuts_a_single_run_short() {
     // SAFETY: sending a signal to our own child process, which has not
     // been waited for yet, so its pid cannot have been reused.
     assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
-    // A generous bound that only catches a run that ignores the signal.
     let start = Instant::now();
     while child.try_wait().unwrap().is_none() {
         if start.elapsed() > Duration::from_secs(40) {
             let _ = child.kill();
-            panic!("the run did not stop within 40 s of Ctrl-C");
+            panic!("{args:?} did not stop within 40 s of Ctrl-C");
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    let o = child.wait_with_output().unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// Ctrl-C during a single long run: the run stops at once (well before
+/// its 60 s), its partial row is printed and marked interrupted, stderr
+/// has one `error:` line, the exit code is 130.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_cuts_a_single_run_short() {
+    let json = tmp("single.json");
+    let _ = std::fs::remove_file(&json);
+    let o = interrupted(&[
+        "bench",
+        "--locks",
+        "ron-raw",
+        "--threads",
+        "1",
+        "--ncs",
+        "0",
+        "--duration",
+        "60s",
+        "--warmup",
+        "0",
+        "--repeat",
+        "1",
+        "--out",
+        json.to_str().unwrap(),
+    ]);
     let err = String::from_utf8_lossy(&o.stderr);
     let out = String::from_utf8_lossy(&o.stdout);
     assert_eq!(o.status.code(), Some(130), "{err}");
@@ -217,4 +223,34 @@ fn ctrl_c_cuts_a_single_run_short() {
     assert!(row["total"].as_u64().unwrap() > 0, "{row}");
     assert!(row["duration_s"].as_f64().unwrap() < 60.0, "{row}");
     let _ = std::fs::remove_file(json);
+}
+
+/// The same for a single many-locks run.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_cuts_a_single_many_locks_run_short() {
+    let o = interrupted(&[
+        "bench",
+        "--workload",
+        "many-locks",
+        "--locks",
+        "ron-raw",
+        "--threads",
+        "1",
+        "--n-locks",
+        "2",
+        "--duration",
+        "60s",
+        "--warmup",
+        "0",
+        "--repeat",
+        "1",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("error: interrupted by Ctrl-C"), "{err}");
+    assert!(out.contains("interrupted by Ctrl-C"), "{out}");
+    assert!(out.contains("| ron-raw"), "{out}");
 }

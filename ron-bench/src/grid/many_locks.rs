@@ -103,10 +103,6 @@ impl ManyLocksGrid {
         let mut interrupted = false;
         'rounds: for rep in 0..self.repeat {
             for (lock, cfg, runs) in &mut points {
-                if stop::requested() {
-                    interrupted = true;
-                    break 'rounds;
-                }
                 progress(
                     done,
                     total,
@@ -136,6 +132,10 @@ impl ManyLocksGrid {
                             });
                         }
                     }
+                }
+                if stop::requested() {
+                    interrupted = true;
+                    break 'rounds;
                 }
             }
         }
