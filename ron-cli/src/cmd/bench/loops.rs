@@ -13,8 +13,8 @@ use ron_bench::workload::{LoopConfig, MAX_THREADS};
 
 use super::options::{Args, Workload};
 use super::shared::{
-    INTERRUPTED, bench_err, catch_ctrl_c, install_route, interrupted, print_rows, run_meta, save,
-    save_out,
+    bench_err, catch_ctrl_c, install_route, interrupted, mark_interrupted, print_rows, run_meta,
+    save, save_out,
 };
 use crate::args::{self, Ncs};
 use crate::cmd::compare;
@@ -100,13 +100,7 @@ pub(super) fn run(
     if grid.ncs_ns.iter().any(|&n| n > 0.0) && !outcome.interrupted {
         warn_if_speed_changed();
     }
-    let mut meta = meta;
-    meta.interrupted = outcome.interrupted;
-    let header = if outcome.interrupted {
-        format!("{header}{INTERRUPTED}")
-    } else {
-        header
-    };
+    let (meta, header) = mark_interrupted(meta, header, outcome.interrupted);
     let rows = outcome.rows;
     let summary = summary(&rows);
     print_rows(args, &meta, &rows, &header, &format!("\n{summary}"))?;

@@ -11,7 +11,7 @@ use ron_bench::workload::many_locks::{self, ManyLocksConfig, ManyLocksRow};
 
 use super::options::Args;
 use super::shared::{
-    INTERRUPTED, bench_err, catch_ctrl_c, install_route, interrupted, print_rows, run_meta,
+    bench_err, catch_ctrl_c, install_route, interrupted, mark_interrupted, print_rows, run_meta,
     save_out,
 };
 use crate::args;
@@ -82,13 +82,7 @@ pub(super) fn run(args: &Args, duration: Duration, warmup: Duration) -> CliResul
         .map_err(bench_err)?;
     pb.finish_and_clear();
     let notes = many_locks_notes(&outcome.rows, &outcome.skipped);
-    let mut meta = meta;
-    meta.interrupted = outcome.interrupted;
-    let header = if outcome.interrupted {
-        format!("{header}{INTERRUPTED}")
-    } else {
-        header
-    };
+    let (meta, header) = mark_interrupted(meta, header, outcome.interrupted);
     let rows = outcome.rows;
     print_rows(args, &meta, &rows, &header, &format!("\n{notes}"))?;
     if args.format != Format::Table {

@@ -28,9 +28,23 @@ pub(super) fn catch_ctrl_c() {
     });
 }
 
-/// The line that marks the output of a run stopped by Ctrl-C.
-pub(super) const INTERRUPTED: &str =
-    "interrupted by Ctrl-C: the run in progress was cut short and the rest not run\n";
+/// The metadata and header of a finished grid: when Ctrl-C stopped it,
+/// marked interrupted (the header gets a line saying so).
+pub(super) fn mark_interrupted(
+    mut meta: RunMeta,
+    header: String,
+    interrupted: bool,
+) -> (RunMeta, String) {
+    meta.interrupted = interrupted;
+    if interrupted {
+        let header = format!(
+            "{header}interrupted by Ctrl-C: the run in progress was cut short and the rest not run\n"
+        );
+        (meta, header)
+    } else {
+        (meta, header)
+    }
+}
 
 /// The error that ends a run stopped by Ctrl-C: how much was measured.
 pub(super) fn interrupted(args: &Args, measured: usize, points: usize) -> CliError {
