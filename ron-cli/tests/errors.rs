@@ -254,3 +254,29 @@ fn ctrl_c_cuts_a_single_many_locks_run_short() {
     assert!(out.contains("interrupted by Ctrl-C"), "{out}");
     assert!(out.contains("| ron-raw"), "{out}");
 }
+
+/// Co-runner rows: Ctrl-C stops the pair in progress at once and drops it
+/// (its phases were cut unequally), keeping the rows before it.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_the_corunner() {
+    let o = interrupted(&[
+        "bench",
+        "--workload",
+        "corunner",
+        "--policies",
+        "spin-then-yield",
+        "--waiters",
+        "1",
+        "--duration",
+        "60s",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("error: interrupted by Ctrl-C: 0 of 1 point"),
+        "{err}"
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).contains("interrupted by Ctrl-C"));
+}

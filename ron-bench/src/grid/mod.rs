@@ -240,13 +240,23 @@ impl Grid {
     }
 }
 
+/// The rows of a co-runner run, and whether it stopped early.
+#[derive(Debug, Clone)]
+pub struct CorunnerOutcome {
+    /// One row per (policy, waiters) pair measured in full.
+    pub rows: Vec<CorunnerRow>,
+    /// Whether a [`stop::request`] ended the run early (the pair in
+    /// progress is dropped: its two phases were cut unequally).
+    pub interrupted: bool,
+}
+
 /// Runs the co-runner measurement for every (policy, waiters) pair.
 pub fn run_corunner(
     policies: &[&'static CorunnerPolicy],
     waiters: &[usize],
     duration: Duration,
     mut progress: impl FnMut(usize, usize, &str),
-) -> Result<Vec<CorunnerRow>, BenchError> {
+) -> Result<CorunnerOutcome, BenchError> {
     limits::duration(duration)?;
     let total = policies.len() * waiters.len();
     let mut rows = Vec::with_capacity(total);
@@ -257,11 +267,26 @@ pub fn run_corunner(
                 duration,
             };
             cfg.validate()?;
+            if stop::requested() {
+                return Ok(CorunnerOutcome {
+                    rows,
+                    interrupted: true,
+                });
+            }
             progress(rows.len(), total, &format!("{} waiters={w}", p.name));
             let s = (p.run)(&cfg);
+            if stop::requested() {
+                return Ok(CorunnerOutcome {
+                    rows,
+                    interrupted: true,
+                });
+            }
             rows.push(CorunnerRow::new(p, w, duration.as_secs_f64(), &s));
         }
     }
     progress(total, total, "done");
-    Ok(rows)
+    Ok(CorunnerOutcome {
+        rows,
+        interrupted: false,
+    })
 }

@@ -146,7 +146,9 @@ fn alone(cpu: usize, d: Duration) -> f64 {
             pin::pin_current(cpu);
             compute(&stop)
         });
-        std::thread::sleep(d);
+        // A stop request (Ctrl-C) ends the phase early; the grid drops
+        // such a run.
+        crate::stop::sleep(d);
         stop.store(true, Ordering::Relaxed); // see `compute`
         h.join().expect("compute thread panicked")
     })
@@ -191,7 +193,7 @@ pub fn run<F: MutexFamily>(cfg: &CorunnerConfig) -> CorunnerStats {
             pin::pin_current(compute_cpu);
             compute(&stop)
         });
-        std::thread::sleep(cfg.duration);
+        crate::stop::sleep(cfg.duration);
         stop.store(true, Ordering::SeqCst);
         let r = h.join().expect("compute thread panicked");
         release.store(true, Ordering::SeqCst);

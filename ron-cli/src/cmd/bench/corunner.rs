@@ -8,7 +8,10 @@ use ron_bench::report::CorunnerRow;
 use ron_bench::workload::corunner;
 
 use super::options::Args;
-use super::shared::{bench_err, install_route, print_rows, run_meta, save_out};
+use super::shared::{
+    bench_err, catch_ctrl_c, install_route, interrupted, mark_interrupted, print_rows, run_meta,
+    save_out,
+};
 use crate::args;
 use crate::error::CliResult;
 use crate::output::{self, Format};
@@ -33,6 +36,8 @@ pub(super) fn run(args: &Args, duration: Duration) -> CliResult {
         ));
     }
     let waiters = args::positive_list("--waiters", &args.waiters, 1024)?;
+    // Before anything slow, so that an early Ctrl-C stops the run too.
+    catch_ctrl_c();
     let (source, fingerprint) = install_route(args.no_install);
     let order = ron_bench::pin::cpu_order();
     let meta = run_meta(&source, fingerprint, 1, order.len());
@@ -45,18 +50,29 @@ pub(super) fn run(args: &Args, duration: Duration) -> CliResult {
     );
     let total = policies.len() * waiters.len();
     let pb = progress::bar(total as u64, duration * 2 * total as u32, "corunner");
-    let rows = run_corunner(&policies, &waiters, duration, |done, _, label| {
+    let outcome = run_corunner(&policies, &waiters, duration, |done, _, label| {
         pb.set_position(done as u64);
         pb.set_message(label.to_string());
     })
     .map_err(bench_err)?;
     pb.finish_and_clear();
+    let (meta, header) = mark_interrupted(meta, header, outcome.interrupted);
+    let rows = outcome.rows;
     let note = noise_note(&rows);
     print_rows(args, &meta, &rows, &header, &note)?;
     if args.format != Format::Table {
         eprint!("{note}");
     }
-    save_out(args, &meta, &rows, &header)
+    save_out(args, &meta, &rows, &header)?;
+    if outcome.interrupted {
+        return Err(interrupted(
+            args,
+            rows.len(),
+            total,
+            "the one in progress dropped (its two phases were cut unequally)",
+        ));
+    }
+    Ok(())
 }
 
 /// Below this slowdown (the compute thread faster beside waiters than

@@ -147,7 +147,12 @@ pub(super) fn run(
         )));
     }
     if outcome.interrupted {
-        return Err(interrupted(args, rows.len(), grid.points()));
+        return Err(interrupted(
+            args,
+            rows.len(),
+            grid.points(),
+            "the last one cut short",
+        ));
     }
     Ok(())
 }

@@ -96,7 +96,12 @@ pub(super) fn run(args: &Args, duration: Duration, warmup: Duration) -> CliResul
         )));
     }
     if outcome.interrupted {
-        return Err(interrupted(args, rows.len(), grid.points()));
+        return Err(interrupted(
+            args,
+            rows.len(),
+            grid.points(),
+            "the last one cut short",
+        ));
     }
     Ok(())
 }

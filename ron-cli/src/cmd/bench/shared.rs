@@ -38,7 +38,7 @@ pub(super) fn mark_interrupted(
     meta.interrupted = interrupted;
     if interrupted {
         let header = format!(
-            "{header}interrupted by Ctrl-C: the run in progress was cut short and the rest not run\n"
+            "{header}interrupted by Ctrl-C: the run in progress was stopped and the rest not run\n"
         );
         (meta, header)
     } else {
@@ -47,9 +47,10 @@ pub(super) fn mark_interrupted(
 }
 
 /// The error that ends a run stopped by Ctrl-C: how much was measured.
-pub(super) fn interrupted(args: &Args, measured: usize, points: usize) -> CliError {
+/// `last` says what became of the run in progress.
+pub(super) fn interrupted(args: &Args, measured: usize, points: usize, last: &str) -> CliError {
     CliError::interrupted(format!(
-        "interrupted by Ctrl-C: {measured} of {points} point{} measured, the last one cut short (rows above{})",
+        "interrupted by Ctrl-C: {measured} of {points} point{} measured, {last} (rows above{})",
         if points == 1 { "" } else { "s" },
         if args.out.is_some() {
             " and in --out"
