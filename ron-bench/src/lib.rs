@@ -8,15 +8,20 @@
 //! * [`metrics`], [`report`]: latency percentiles (fairness factor and CV
 //!   come from ron-stats); rows and their table / CSV / JSON forms.
 //! * [`grid`]: runs every (lock, threads, nCS) point of a benchmark.
+//! * [`limits`]: the range of every parameter and its check.
+//! * [`stop`]: Ctrl-C's request to cut the run in progress short.
 
 pub mod clock;
 pub mod error;
 pub mod grid;
+pub mod limits;
 pub mod metrics;
 pub mod mutex;
+pub mod names;
 pub mod pin;
 pub mod registry;
 pub mod report;
+pub mod stop;
 pub mod workload;
 
 pub use error::BenchError;

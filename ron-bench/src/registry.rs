@@ -163,15 +163,7 @@ const ALIASES: &[(&str, &str)] = &[
     ("spin-ticket-mutex", "spin-ticket"),
 ];
 
-/// The matching key of a name: lower case, generic parameters dropped,
-/// only letters and digits kept (`NxtRon<16>` and `nxt-ron` -> `nxtron`).
-pub fn name_key(name: &str) -> String {
-    let base = name.trim().split('<').next().unwrap_or("");
-    base.chars()
-        .filter(char::is_ascii_alphanumeric)
-        .map(|c| c.to_ascii_lowercase())
-        .collect()
-}
+pub use crate::names::name_key;
 
 /// The lock called `name`: its command-line name, its type name (with or
 /// without parameters) or an alias, case-insensitively.
@@ -228,7 +220,10 @@ pub fn resolve(list: &str) -> Result<Vec<&'static LockEntry>, BenchError> {
         }
     }
     if out.is_empty() {
-        return Err(BenchError::Invalid("--locks: no lock named".into()));
+        return Err(BenchError::Invalid(
+            "--locks: no lock given (names from --list, `default` or `all`), got an empty list"
+                .into(),
+        ));
     }
     Ok(out)
 }

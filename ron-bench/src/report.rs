@@ -13,45 +13,8 @@ use crate::registry::LockEntry;
 use crate::workload::RunStats;
 use crate::workload::corunner::{CorunnerPolicy, CorunnerStats};
 
-/// `a / b`, or `None` when `b` is not a positive finite number or the
-/// result is not finite: the one ratio helper of the reports.
-///
-/// ```
-/// use ron_bench::report::ratio;
-/// assert_eq!(ratio(3.0, 2.0), Some(1.5));
-/// assert_eq!(ratio(1.0, 0.0), None);
-/// ```
-pub fn ratio(a: f64, b: f64) -> Option<f64> {
-    if b > 0.0 && b.is_finite() {
-        Some(a / b).filter(|r| r.is_finite())
-    } else {
-        None
-    }
-}
-
-/// Mean and sample standard deviation (0 for fewer than two values).
-pub fn mean_sd(xs: &[f64]) -> (f64, f64) {
-    if xs.is_empty() {
-        return (0.0, 0.0);
-    }
-    let n = xs.len() as f64;
-    let mean = xs.iter().sum::<f64>() / n;
-    if xs.len() < 2 {
-        return (mean, 0.0);
-    }
-    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
-    (mean, var.sqrt())
-}
-
-/// Standard deviation of `a / b` from those of `a` and `b` (first-order
-/// error propagation, as hyperfine does for its "x times as fast").
-pub fn ratio_sd(a: f64, sa: f64, b: f64, sb: f64) -> Option<f64> {
-    let r = ratio(a, b)?;
-    if a == 0.0 {
-        return ratio(sa, b);
-    }
-    Some(r.abs() * ((sa / a).powi(2) + (sb / b).powi(2)).sqrt())
-}
+/// The ratio helpers of the reports (defined in ron-stats).
+pub use ron_stats::{mean_sd, ratio, ratio_sd};
 
 fn one() -> usize {
     1
@@ -147,17 +110,20 @@ pub struct BenchRow {
     /// Coefficient of variation of the per-thread counts (`None` when
     /// nothing was acquired).
     pub cv: Option<f64>,
-    /// Acquire latency, median (ns; mean over the runs).
-    pub p50_ns: f64,
-    /// Acquire latency, 99th percentile (ns; mean over the runs).
-    pub p99_ns: f64,
-    /// Acquire latency, 99.9th percentile (ns; mean over the runs).
-    pub p999_ns: f64,
-    /// Mean handover time between different threads (ns; 0 if none).
-    pub handover_ns: f64,
-    /// Median handover time (ns; 0 if none; mean over the runs).
+    /// Acquire latency, median (ns; mean over the runs; `None` when
+    /// nothing was acquired).
+    pub p50_ns: Option<f64>,
+    /// Acquire latency, 99th percentile (as `p50_ns`).
+    pub p99_ns: Option<f64>,
+    /// Acquire latency, 99.9th percentile (as `p50_ns`).
+    pub p999_ns: Option<f64>,
+    /// Mean handover time between different threads (ns; `None` without
+    /// handovers).
+    pub handover_ns: Option<f64>,
+    /// Median handover time (ns; mean over the runs; `None` without
+    /// handovers).
     #[serde(default)]
-    pub handover_p50_ns: f64,
+    pub handover_p50_ns: Option<f64>,
     /// Handovers counted, all runs.
     pub handovers: u64,
     /// CPU seconds the process used per wall-clock second of measurement
@@ -248,15 +214,11 @@ impl BenchRow {
             total,
             fairness_factor: (total > 0).then(|| crate::metrics::fairness_factor(&per_thread)),
             cv: (total > 0).then(|| crate::metrics::cv(&per_thread)),
-            p50_ns: avg(|r| r.latency.p50_ns),
-            p99_ns: avg(|r| r.latency.p99_ns),
-            p999_ns: avg(|r| r.latency.p999_ns),
-            handover_ns: if handovers > 0 {
-                ho_sum / handovers as f64
-            } else {
-                0.0
-            },
-            handover_p50_ns: avg(|r| r.handover_p50_ns),
+            p50_ns: (total > 0).then(|| avg(|r| r.latency.p50_ns)),
+            p99_ns: (total > 0).then(|| avg(|r| r.latency.p99_ns)),
+            p999_ns: (total > 0).then(|| avg(|r| r.latency.p999_ns)),
+            handover_ns: (handovers > 0).then(|| ho_sum / handovers as f64),
+            handover_p50_ns: (handovers > 0).then(|| avg(|r| r.handover_p50_ns)),
             handovers,
             cpu_per_wall: cpu.and_then(|c| ratio(c, wall)),
             cpu_ns_per_lock: cpu.and_then(|c| ratio(c * 1e9, total as f64)),

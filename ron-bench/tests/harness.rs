@@ -144,7 +144,7 @@ fn config_ranges_are_checked() {
     assert!(bad(|c| c.threads = 0).contains("threads"));
     assert!(bad(|c| c.duration = Duration::ZERO).contains("duration"));
     assert!(bad(|c| c.duration = Duration::from_secs(100_000)).contains("duration"));
-    assert!(bad(|c| c.ncs_ns = f64::NAN).contains("nCS"));
+    assert!(bad(|c| c.ncs_ns = f64::NAN).contains("--ncs"));
 }
 
 fn tiny_grid(workload: LoopWorkload) -> Vec<BenchRow> {

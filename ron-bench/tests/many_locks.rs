@@ -3,9 +3,10 @@
 
 use std::time::Duration;
 
+use ron_bench::grid::ManyLocksGrid;
 use ron_bench::pin::Pinning;
 use ron_bench::registry;
-use ron_bench::workload::many_locks::{ManyLocksConfig, ManyLocksGrid};
+use ron_bench::workload::many_locks::ManyLocksConfig;
 
 /// Resident memory is the process's: the tests of this file run one at a
 /// time, so that one's allocations do not show in another's RSS (whether

@@ -11,28 +11,41 @@ use crate::error::CliError;
 /// Longest duration any option accepts.
 pub const MAX_SECONDS: f64 = 3600.0;
 
+/// The entries of a comma-separated list, trimmed; an empty entry (`1,,2`,
+/// a trailing comma) or an empty list is refused.
+pub fn entries<'a>(flag: &str, s: &'a str) -> Result<Vec<&'a str>, CliError> {
+    let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+    if parts.iter().all(|p| p.is_empty()) {
+        return Err(CliError::usage(format!(
+            "{flag}: needs at least one value, got an empty list"
+        )));
+    }
+    if parts.iter().any(|p| p.is_empty()) {
+        return Err(CliError::usage(format!(
+            "{flag}: has an empty entry, got `{s}`"
+        )));
+    }
+    Ok(parts)
+}
+
 /// A comma-separated list of positive integers (`flag` names the option in
 /// errors); duplicates are dropped, order kept.
 pub fn positive_list(flag: &str, s: &str, max: usize) -> Result<Vec<usize>, CliError> {
     let mut out = Vec::new();
-    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let v: usize = part
-            .parse()
-            .map_err(|_| CliError::usage(format!("{flag}: `{part}` is not a whole number")))?;
-        if v == 0 {
+    for part in entries(flag, s)? {
+        let v: usize = part.parse().map_err(|_| {
+            CliError::usage(format!(
+                "{flag}: must be whole numbers in 1..={max}, got `{part}`"
+            ))
+        })?;
+        if v == 0 || v > max {
             return Err(CliError::usage(format!(
-                "{flag}: must be at least 1, got 0"
+                "{flag}: must be in 1..={max}, got {v}"
             )));
-        }
-        if v > max {
-            return Err(CliError::usage(format!("{flag}: at most {max}, got {v}")));
         }
         if !out.contains(&v) {
             out.push(v);
         }
-    }
-    if out.is_empty() {
-        return Err(CliError::usage(format!("{flag}: no value given")));
     }
     Ok(out)
 }
@@ -60,10 +73,10 @@ impl Ncs {
 /// multiple of the critical section with an `x` suffix (`40x`).
 pub fn ncs_list(flag: &str, s: &str) -> Result<Vec<Ncs>, CliError> {
     let mut out: Vec<Ncs> = Vec::new();
-    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+    for part in entries(flag, s)? {
         let bad = || {
             CliError::usage(format!(
-                "{flag}: `{part}` is neither ns (0..=1e9) nor a multiple like 40x"
+                "{flag}: must be ns in 0..=1e9 or a multiple like 40x, got `{part}`"
             ))
         };
         let v = match part.strip_suffix(['x', 'X']) {
@@ -78,9 +91,6 @@ pub fn ncs_list(flag: &str, s: &str) -> Result<Vec<Ncs>, CliError> {
             out.push(v);
         }
     }
-    if out.is_empty() {
-        return Err(CliError::usage(format!("{flag}: no value given")));
-    }
     Ok(out)
 }
 
@@ -92,26 +102,28 @@ pub fn ncs_list(flag: &str, s: &str) -> Result<Vec<Ncs>, CliError> {
 /// all read the same way.
 pub fn duration(flag: &str, s: &str, allow_zero: bool) -> Result<Duration, CliError> {
     let t = s.trim();
+    let range = if allow_zero {
+        format!("[0, {MAX_SECONDS}]")
+    } else {
+        format!("(0, {MAX_SECONDS}]")
+    };
+    let out_of_range = || CliError::usage(format!("{flag}: must be in {range} seconds, got {t}"));
     let d = match t.parse::<f64>() {
-        Ok(v) if v.is_finite() && (0.0..=MAX_SECONDS).contains(&v) => Duration::from_secs_f64(v),
-        Ok(_) => {
+        Ok(v) if v.is_nan() => {
             return Err(CliError::usage(format!(
-                "{flag}: must be in [0, {MAX_SECONDS}] seconds, got {t}"
+                "{flag}: must be a number of seconds in {range}, got {t}"
             )));
         }
+        Ok(v) if (0.0..=MAX_SECONDS).contains(&v) => Duration::from_secs_f64(v),
+        Ok(_) => return Err(out_of_range()),
         Err(_) => parse_with_unit(t).ok_or_else(|| {
             CliError::usage(format!(
-                "{flag}: `{t}` is not a duration (seconds, or a number with ns, us, ms, s, min)"
+                "{flag}: must be seconds or a number with ns, us, ms, s or min, got `{t}`"
             ))
         })?,
     };
-    if d > Duration::from_secs_f64(MAX_SECONDS) {
-        return Err(CliError::usage(format!(
-            "{flag}: at most {MAX_SECONDS} s, got {t}"
-        )));
-    }
-    if d.is_zero() && !allow_zero {
-        return Err(CliError::usage(format!("{flag}: must be above 0, got {t}")));
+    if d > Duration::from_secs_f64(MAX_SECONDS) || (d.is_zero() && !allow_zero) {
+        return Err(out_of_range());
     }
     Ok(d)
 }
@@ -150,28 +162,33 @@ pub fn show_duration(d: Duration) -> String {
 }
 
 /// Reads a latency matrix: CSV, ron-topo JSON, or a calibration file
-/// (`.json` with a `matrix` field), as `ron calibrate` writes it.
+/// (`.json` with a `matrix` field), as `ron calibrate` writes it. An error
+/// names the file once, then what is wrong with it.
 pub fn read_matrix(path: &Path) -> Result<LatencyMatrix, CliError> {
     LatencyMatrix::read(path).map_err(|e| {
         let (msg, shown) = (e.to_string(), path.display().to_string());
-        if msg.contains(&shown) {
-            CliError::usage(format!("cannot read matrix {msg}"))
+        let what = msg
+            .strip_prefix(&format!("{shown}: "))
+            .unwrap_or(&msg)
+            .to_string();
+        let what = if matches!(e, ron_topo::MatrixError::Io { .. }) {
+            format!("cannot read it: {what}")
+        } else if what.contains("latency matrix") {
+            what
         } else {
-            CliError::usage(format!("cannot read matrix {shown}: {msg}"))
-        }
+            format!("not a usable latency matrix: {what}")
+        };
+        CliError::usage(format!("{shown}: {what}"))
     })
 }
 
 /// A comma-separated list of whole numbers, 0 allowed (CPU ids).
 pub fn cpu_list(flag: &str, s: &str) -> Result<Vec<usize>, CliError> {
     let mut out = Vec::new();
-    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+    for part in entries(flag, s)? {
         out.push(part.parse().map_err(|_| {
-            CliError::usage(format!("{flag}: `{part}` is neither a CPU id nor a file"))
+            CliError::usage(format!("{flag}: must be CPU ids or a file, got `{part}`"))
         })?);
-    }
-    if out.is_empty() {
-        return Err(CliError::usage(format!("{flag}: no CPU given")));
     }
     Ok(out)
 }

@@ -30,6 +30,28 @@
 //! assert_eq!(*counter.lock(), 4000);
 //! ```
 //!
+//! ## Using it
+//! In `Cargo.toml`:
+//!
+//! ```toml
+//! [dependencies]
+//! ron-core = "0.1"  # the locks
+//! ron-topo = "0.1"  # install(): this machine's route, once at start
+//! ```
+//!
+//! `lock_api` is re-exported as [`ron_core::lock_api`](lock_api), so any lock
+//! plugs into its `Mutex` without a `lock_api` dependency of your own (and
+//! without a version to keep in step):
+//!
+//! ```
+//! use ron_core::lock_api::Mutex;
+//! use ron_core::{NxtRon, ShRon};
+//!
+//! let a: Mutex<NxtRon<16>, u32> = Mutex::new(1);
+//! let b: Mutex<ShRon, u32> = Mutex::new(2);
+//! assert_eq!(*a.lock() + *b.lock(), 3);
+//! ```
+//!
 //! ## The locks
 //! Every lock is a `lock_api::RawMutex` whose guard state (`RawMutex::Guard`)
 //! carries what its unlock needs ([`PlaceToken`]: the acquirer's slot, row
@@ -40,7 +62,7 @@
 //!
 //! | type | algorithm | bytes per lock | guarantees |
 //! |---|---|---|---|
-//! | [`RonRaw`] | TTAS fast path + route-ordered handover among spinning waiters; robust under oversubscription; its 16 slots come from a process-wide pool of blocks while it is contended (the default, [`RonMutex`]) | 8 (+ a 2176-byte pooled block per lock contended at that moment; 256 static blocks) | mutual exclusion, progress; no waiting bound |
+//! | [`RonRaw`] | TTAS fast path + route-ordered handover among spinning waiters; robust under oversubscription; its route-ordered slots come from a process-wide pool of blocks while it is contended (the default, [`RonMutex`]) | 8 (+ a pooled block of [`BLOCK_SLOTS`](ron_raw::BLOCK_SLOTS) slots per lock contended at that moment; see [`ron_raw`] for the pool's sizes) | mutual exclusion, progress; no waiting bound |
 //! | [`RonInline`] | `RonRaw` with its `S` slots inline (no pool) | `128 * (S + 1)`, 2176 for the default `S = 16` | as `RonRaw` |
 //! | [`NxtRon`] | RON-plock + bitmap successor search (nxtRON) | `128 * (S + 1)` | mutual exclusion, progress, per-slot bound `S - 1` (+1) |
 //! | [`RonPlock`] | RON Algorithm 3: per-slot count + grant | `128 * (S + 1)` | as `NxtRon` |
@@ -100,6 +122,8 @@
 //!   many more threads than cores, CPU quotas).
 //! * [`NxtRon`] when you need a stated waiting bound with route order, and
 //!   threads do not outnumber CPUs.
+//! * [`ShRon`] when you have many locks, want RON's per-CPU order, and
+//!   memory matters: 8 bytes a lock, the waiters in one process-wide table.
 //! * [`RonInline`] for a few hot, always-contended locks (no pool
 //!   indirection on the handover path, 2176 bytes each).
 //! * The others are there to compare with.
@@ -194,6 +218,10 @@ pub use ron_plock::RonPlock;
 pub use ron_raw::{RonInline, RonRaw};
 pub use ron_ticket::RonTicket;
 pub use token::{PlaceToken, SlotToken};
+
+/// The `lock_api` crate these locks implement, so that users need no
+/// `lock_api` dependency of their own (`ron_core::lock_api::Mutex`).
+pub use lock_api;
 
 pub use cbo_mcs::CBoMcs;
 pub use cna::Cna;

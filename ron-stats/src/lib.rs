@@ -5,6 +5,8 @@
 //!
 //! * [`metrics`]: fairness factor, coefficient of variation, median and
 //!   nearest-rank percentile.
+//! * [`ratio`](mod@ratio): ratios with their spread, mean and standard
+//!   deviation of repeated runs.
 //! * [`rng`]: SplitMix64, a seeded generator with the same stream on every
 //!   platform.
 //!
@@ -12,7 +14,9 @@
 //! workspace) can use it for free.
 
 pub mod metrics;
+pub mod ratio;
 pub mod rng;
 
 pub use metrics::{cv, fairness_factor, median, percentile};
+pub use ratio::{mean_sd, ratio, ratio_sd};
 pub use rng::SplitMix64;

@@ -88,6 +88,7 @@ pub fn calibration_path() -> Option<(PathBuf, bool)> {
 /// let report = ron_topo::install();
 /// println!("route from {}", report.source);
 /// ```
+#[must_use = "the report says where the route came from and why a calibration was not used"]
 pub fn install() -> InstallReport {
     let topo = Topology::detect();
     let path = calibration_path();
@@ -99,6 +100,7 @@ pub fn install() -> InstallReport {
 
 /// [`install`] with the calibration path (and whether it was asked for
 /// explicitly) and the topology given.
+#[must_use = "the report says where the route came from and why a calibration was not used"]
 pub fn install_with(
     path: Option<(&Path, bool)>,
     topo: Result<Topology, crate::topology::TopologyError>,

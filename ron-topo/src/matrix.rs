@@ -120,10 +120,10 @@ pub enum MatrixError {
         text: String,
     },
     /// The CSV structure itself is broken (e.g. bad UTF-8).
-    #[error("CSV error: {0}")]
+    #[error("not valid CSV: {0}")]
     Csv(String),
     /// The JSON could not be decoded.
-    #[error("JSON error: {0}")]
+    #[error("not a latency matrix in JSON: {0}")]
     Json(String),
     /// The same CPU id is listed twice.
     #[error("CPU {cpu} appears twice in the CPU list")]
@@ -460,7 +460,11 @@ impl LatencyMatrix {
             match rdr.read_record(&mut record) {
                 Ok(false) => break,
                 Ok(true) => {}
-                Err(e) => return Err(MatrixError::Csv(e.to_string())),
+                Err(e) => {
+                    let e = e.to_string();
+                    let e = e.strip_prefix("CSV parse error: ").unwrap_or(&e);
+                    return Err(MatrixError::Csv(e.to_string()));
+                }
             }
             let line = record.position().map_or(0, |p| p.line());
             let first = record.get(0).unwrap_or("");
@@ -578,7 +582,7 @@ impl LatencyMatrix {
     pub fn read_json(path: impl AsRef<Path>) -> Result<Self, MatrixError> {
         let path = path.as_ref();
         let file = open_limited(path)?;
-        let json = |e: serde_json::Error| MatrixError::Json(format!("{}: {e}", path.display()));
+        let json = |e: serde_json::Error| MatrixError::Json(e.to_string());
         let mut v: serde_json::Value =
             serde_json::from_reader(std::io::BufReader::new(file)).map_err(json)?;
         let inner = match v.get_mut("matrix") {

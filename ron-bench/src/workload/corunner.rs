@@ -17,6 +17,7 @@ use ron_core::ron_raw::DEFAULT_SLOTS as S;
 
 use crate::clock;
 use crate::error::BenchError;
+use crate::limits;
 use crate::mutex::{BenchMutex, MutexFamily, Raw};
 use crate::pin;
 
@@ -32,20 +33,8 @@ pub struct CorunnerConfig {
 impl CorunnerConfig {
     /// Checks the ranges.
     pub fn validate(&self) -> Result<(), BenchError> {
-        if self.waiters == 0 || self.waiters > 1024 {
-            return Err(BenchError::Invalid(format!(
-                "waiters must be in 1..=1024, got {}",
-                self.waiters
-            )));
-        }
-        if self.duration.is_zero() || self.duration > super::MAX_DURATION {
-            return Err(BenchError::Invalid(format!(
-                "duration must be in (0, {}] s, got {} s",
-                super::MAX_DURATION.as_secs(),
-                self.duration.as_secs_f64()
-            )));
-        }
-        Ok(())
+        limits::waiters(self.waiters)?;
+        limits::duration(self.duration)
     }
 }
 
@@ -111,7 +100,7 @@ pub fn resolve(list: &str) -> Result<Vec<&'static CorunnerPolicy>, BenchError> {
         } else {
             let p = policies()
                 .iter()
-                .find(|p| crate::registry::name_key(p.name) == crate::registry::name_key(part))
+                .find(|p| crate::names::name_key(p.name) == crate::names::name_key(part))
                 .ok_or_else(|| BenchError::UnknownPolicy {
                     name: part.to_string(),
                     known: policies()
@@ -129,7 +118,9 @@ pub fn resolve(list: &str) -> Result<Vec<&'static CorunnerPolicy>, BenchError> {
         }
     }
     if out.is_empty() {
-        return Err(BenchError::Invalid("no co-runner policy named".into()));
+        return Err(BenchError::Invalid(
+            "--policies: no policy given (names from --list or `all`), got an empty list".into(),
+        ));
     }
     Ok(out)
 }
@@ -155,7 +146,9 @@ fn alone(cpu: usize, d: Duration) -> f64 {
             pin::pin_current(cpu);
             compute(&stop)
         });
-        std::thread::sleep(d);
+        // A stop request (Ctrl-C) ends the phase early; the grid drops
+        // such a run.
+        crate::stop::sleep(d);
         stop.store(true, Ordering::Relaxed); // see `compute`
         h.join().expect("compute thread panicked")
     })
@@ -200,7 +193,7 @@ pub fn run<F: MutexFamily>(cfg: &CorunnerConfig) -> CorunnerStats {
             pin::pin_current(compute_cpu);
             compute(&stop)
         });
-        std::thread::sleep(cfg.duration);
+        crate::stop::sleep(cfg.duration);
         stop.store(true, Ordering::SeqCst);
         let r = h.join().expect("compute thread panicked");
         release.store(true, Ordering::SeqCst);

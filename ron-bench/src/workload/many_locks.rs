@@ -27,26 +27,24 @@ use std::sync::Barrier;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
-use ron_stats::SplitMix64;
+use ron_stats::{SplitMix64, mean_sd, ratio, ratio_sd};
 use serde::{Deserialize, Serialize};
 
 use crate::clock;
 use crate::error::BenchError;
+use crate::limits;
 use crate::mutex::{BenchMutex, MutexFamily};
 use crate::pin::{self, Pinning};
-use crate::registry::LockEntry;
-use crate::report::{mean_sd, ratio, ratio_sd};
-use crate::workload::{MAX_DURATION, MAX_THREADS};
+use crate::stop;
 
-/// Most locks a point may use.
-pub const MAX_LOCKS: usize = 1 << 28;
+pub use crate::limits::MAX_LOCKS;
 /// Default bound on the memory the locks of one point may take (1 GiB).
 pub const DEFAULT_MAX_LOCK_BYTES: u64 = 1 << 30;
 
 /// Parameters of one many-locks run.
 #[derive(Debug, Clone)]
 pub struct ManyLocksConfig {
-    /// Number of threads (1..=[`MAX_THREADS`]).
+    /// Number of threads (1..=[`MAX_THREADS`](limits::MAX_THREADS)).
     pub threads: usize,
     /// Number of locks (1..=[`MAX_LOCKS`]).
     pub n_locks: usize,
@@ -77,34 +75,12 @@ impl Default for ManyLocksConfig {
 }
 
 impl ManyLocksConfig {
-    /// Checks the ranges; the message names the offending parameter.
+    /// Checks the ranges (see [`limits`]).
     pub fn validate(&self) -> Result<(), BenchError> {
-        if self.threads == 0 || self.threads > MAX_THREADS {
-            return Err(BenchError::Invalid(format!(
-                "threads must be in 1..={MAX_THREADS}, got {}",
-                self.threads
-            )));
-        }
-        if self.n_locks == 0 || self.n_locks > MAX_LOCKS {
-            return Err(BenchError::Invalid(format!(
-                "n-locks must be in 1..={MAX_LOCKS}, got {}",
-                self.n_locks
-            )));
-        }
-        if self.duration.is_zero() || self.duration > MAX_DURATION {
-            return Err(BenchError::Invalid(format!(
-                "duration must be in (0, {}] s, got {} s",
-                MAX_DURATION.as_secs(),
-                self.duration.as_secs_f64()
-            )));
-        }
-        if self.warmup > MAX_DURATION {
-            return Err(BenchError::Invalid(format!(
-                "warm-up must be at most {} s",
-                MAX_DURATION.as_secs()
-            )));
-        }
-        Ok(())
+        limits::threads(self.threads)?;
+        limits::n_locks(self.n_locks)?;
+        limits::duration(self.duration)?;
+        limits::warmup(self.warmup)
     }
 }
 
@@ -250,17 +226,24 @@ pub fn run<F: MutexFamily>(cfg: &ManyLocksConfig) -> Result<ManyLocksStats, Skip
             })
             .collect();
         barrier.wait();
-        std::thread::sleep(cfg.warmup);
-        // Relaxed: see the load above.
-        phase.store(MEASURE, Ordering::Relaxed);
-        let cpu0 = clock::process_cpu_time();
-        let start = Instant::now();
-        std::thread::sleep(cfg.duration);
-        phase.store(STOP, Ordering::Relaxed);
-        let elapsed = start.elapsed();
-        let cpu_s = match (cpu0, clock::process_cpu_time()) {
-            (Some(a), Some(b)) => Some(b.saturating_sub(a).as_secs_f64()),
-            _ => None,
+        // A stop request (Ctrl-C) ends the warm-up or the measured window
+        // at once; one during the warm-up measures nothing.
+        let (elapsed, cpu_s) = if stop::sleep(cfg.warmup) {
+            // Relaxed: see the load above.
+            phase.store(MEASURE, Ordering::Relaxed);
+            let cpu0 = clock::process_cpu_time();
+            let start = Instant::now();
+            stop::sleep(cfg.duration);
+            phase.store(STOP, Ordering::Relaxed);
+            let elapsed = start.elapsed();
+            let cpu_s = match (cpu0, clock::process_cpu_time()) {
+                (Some(a), Some(b)) => Some(b.saturating_sub(a).as_secs_f64()),
+                _ => None,
+            };
+            (elapsed, cpu_s)
+        } else {
+            phase.store(STOP, Ordering::Relaxed);
+            (Duration::ZERO, None)
         };
         let outs: Vec<(u64, u64)> = handles
             .into_iter()
@@ -343,7 +326,7 @@ pub struct ManyLocksRow {
 
 impl ManyLocksRow {
     /// A row from the runs of one point (`vs_parking_lot` is filled by
-    /// [`ManyLocksGrid::run`]). `runs` must not be empty.
+    /// [`ManyLocksGrid::run`](crate::grid::ManyLocksGrid::run)). `runs` must not be empty.
     pub fn from_runs(lock: &str, cfg: &ManyLocksConfig, runs: &[ManyLocksStats]) -> ManyLocksRow {
         let k = runs.len().max(1) as f64;
         let tput: Vec<f64> = runs.iter().map(ManyLocksStats::mops_per_s).collect();
@@ -385,145 +368,6 @@ impl ManyLocksRow {
             exclusion_ok: runs.iter().all(|r| r.exclusion_ok),
             per_thread,
         }
-    }
-}
-
-/// A point that was not run, for the notes of the output.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct SkippedPoint {
-    /// Lock name.
-    pub lock: String,
-    /// Number of locks.
-    pub n_locks: usize,
-    /// Why.
-    pub reason: String,
-}
-
-/// A many-locks grid: every (lock, threads, locks) point, `repeat` times,
-/// the whole grid once per repeat (so slow drift spreads over all locks).
-#[derive(Debug, Clone)]
-pub struct ManyLocksGrid {
-    /// Locks to run.
-    pub locks: Vec<&'static LockEntry>,
-    /// Thread counts.
-    pub threads: Vec<usize>,
-    /// Lock counts.
-    pub n_locks: Vec<usize>,
-    /// Everything else (its `threads` and `n_locks` are replaced per point).
-    pub base: ManyLocksConfig,
-    /// Runs per point (at least 1).
-    pub repeat: usize,
-}
-
-/// What a many-locks grid produced.
-#[derive(Debug, Clone, Default)]
-pub struct ManyLocksOutcome {
-    /// One row per point measured, in grid order.
-    pub rows: Vec<ManyLocksRow>,
-    /// Points skipped for their memory, once each.
-    pub skipped: Vec<SkippedPoint>,
-}
-
-impl ManyLocksGrid {
-    /// Number of points (skipped ones included).
-    pub fn points(&self) -> usize {
-        self.locks.len() * self.threads.len() * self.n_locks.len()
-    }
-
-    /// Number of runs (points x repeats).
-    pub fn runs(&self) -> usize {
-        self.points() * self.repeat
-    }
-
-    /// Checks every parameter.
-    pub fn validate(&self) -> Result<(), BenchError> {
-        if self.locks.is_empty() || self.threads.is_empty() || self.n_locks.is_empty() {
-            return Err(BenchError::Invalid(
-                "empty grid: give at least one lock, thread count and lock count".into(),
-            ));
-        }
-        if self.repeat == 0 || self.repeat > crate::grid::MAX_REPEAT {
-            return Err(BenchError::Invalid(format!(
-                "repeat must be in 1..={}, got {}",
-                crate::grid::MAX_REPEAT,
-                self.repeat
-            )));
-        }
-        for &t in &self.threads {
-            for &n in &self.n_locks {
-                self.config(t, n).validate()?;
-            }
-        }
-        Ok(())
-    }
-
-    fn config(&self, threads: usize, n_locks: usize) -> ManyLocksConfig {
-        ManyLocksConfig {
-            threads,
-            n_locks,
-            ..self.base.clone()
-        }
-    }
-
-    /// Runs every point, calling `progress(done, total, label)` before
-    /// each run; returns the rows (with their ratios to parking_lot) and
-    /// the skipped points.
-    pub fn run(
-        &self,
-        mut progress: impl FnMut(usize, usize, &str),
-    ) -> Result<ManyLocksOutcome, BenchError> {
-        self.validate()?;
-        let total = self.runs();
-        let mut points: Vec<(&LockEntry, ManyLocksConfig, Vec<ManyLocksStats>)> = Vec::new();
-        for &t in &self.threads {
-            for &n in &self.n_locks {
-                for lock in &self.locks {
-                    points.push((lock, self.config(t, n), Vec::new()));
-                }
-            }
-        }
-        let mut skipped: Vec<SkippedPoint> = Vec::new();
-        let mut done = 0;
-        for rep in 0..self.repeat {
-            for (lock, cfg, runs) in &mut points {
-                progress(
-                    done,
-                    total,
-                    &format!(
-                        "{} t={} n={} run {}/{}",
-                        lock.name(),
-                        cfg.threads,
-                        cfg.n_locks,
-                        rep + 1,
-                        self.repeat
-                    ),
-                );
-                done += 1;
-                match (lock.many_locks)(cfg) {
-                    Ok(s) => runs.push(s),
-                    Err(sk) => {
-                        if !skipped
-                            .iter()
-                            .any(|p| p.lock == lock.name() && p.n_locks == cfg.n_locks)
-                        {
-                            skipped.push(SkippedPoint {
-                                lock: lock.name().to_string(),
-                                n_locks: cfg.n_locks,
-                                reason: sk.reason,
-                            });
-                        }
-                    }
-                }
-            }
-        }
-        progress(total, total, "done");
-        let mut rows: Vec<ManyLocksRow> = points
-            .iter()
-            .filter(|(_, _, runs)| !runs.is_empty())
-            .map(|(lock, cfg, runs)| ManyLocksRow::from_runs(lock.name(), cfg, runs))
-            .collect();
-        add_ratios(&mut rows);
-        Ok(ManyLocksOutcome { rows, skipped })
     }
 }
 

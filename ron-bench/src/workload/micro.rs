@@ -4,8 +4,7 @@
 use crate::mutex::MutexFamily;
 use crate::workload::{LoopConfig, RunStats, drive};
 
-/// Most cache lines a critical section may touch.
-pub const MAX_CS_LINES: usize = 1 << 16;
+pub use crate::limits::MAX_CS_LINES;
 
 /// Parameters of the microbenchmark.
 #[derive(Debug, Clone, Default)]

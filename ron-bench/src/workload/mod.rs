@@ -26,15 +26,13 @@ use std::time::{Duration, Instant};
 
 use crate::clock;
 use crate::error::BenchError;
+use crate::limits;
+pub use crate::limits::{MAX_DURATION, MAX_THREADS};
 use crate::metrics::{self, Percentiles};
 use crate::mutex::{BenchMutex, MutexFamily};
 use crate::pin::{self, Pinning};
+use crate::stop;
 use ron_stats::SplitMix64;
-
-/// Most threads a run may use.
-pub const MAX_THREADS: usize = 4096;
-/// Longest measured duration of one run.
-pub const MAX_DURATION: Duration = Duration::from_secs(3600);
 
 /// Parameters shared by the lock-loop workloads.
 #[derive(Debug, Clone)]
@@ -67,34 +65,12 @@ impl Default for LoopConfig {
 }
 
 impl LoopConfig {
-    /// Checks the ranges; the message names the offending parameter.
+    /// Checks the ranges (see [`limits`]).
     pub fn validate(&self) -> Result<(), BenchError> {
-        if self.threads == 0 || self.threads > MAX_THREADS {
-            return Err(BenchError::Invalid(format!(
-                "threads must be in 1..={MAX_THREADS}, got {}",
-                self.threads
-            )));
-        }
-        if !(self.ncs_ns.is_finite() && (0.0..=1e9).contains(&self.ncs_ns)) {
-            return Err(BenchError::Invalid(format!(
-                "nCS must be in 0..=1e9 ns, got {}",
-                self.ncs_ns
-            )));
-        }
-        if self.duration.is_zero() || self.duration > MAX_DURATION {
-            return Err(BenchError::Invalid(format!(
-                "duration must be in (0, {}] s, got {} s",
-                MAX_DURATION.as_secs(),
-                self.duration.as_secs_f64()
-            )));
-        }
-        if self.warmup > MAX_DURATION {
-            return Err(BenchError::Invalid(format!(
-                "warm-up must be at most {} s",
-                MAX_DURATION.as_secs()
-            )));
-        }
-        Ok(())
+        limits::threads(self.threads)?;
+        limits::ncs_ns(self.ncs_ns)?;
+        limits::duration(self.duration)?;
+        limits::warmup(self.warmup)
     }
 }
 
@@ -247,17 +223,24 @@ where
             })
             .collect();
         barrier.wait();
-        std::thread::sleep(cfg.warmup);
-        // Relaxed: see the load above.
-        phase.store(MEASURE, Ordering::Relaxed);
-        let cpu0 = clock::process_cpu_time();
-        let start = Instant::now();
-        std::thread::sleep(cfg.duration);
-        phase.store(STOP, Ordering::Relaxed);
-        let elapsed = start.elapsed();
-        let cpu_s = match (cpu0, clock::process_cpu_time()) {
-            (Some(a), Some(b)) => Some(b.saturating_sub(a).as_secs_f64()),
-            _ => None,
+        // A stop request (Ctrl-C) ends the warm-up or the measured window
+        // at once; one during the warm-up measures nothing.
+        let (elapsed, cpu_s) = if stop::sleep(cfg.warmup) {
+            // Relaxed: see the load above.
+            phase.store(MEASURE, Ordering::Relaxed);
+            let cpu0 = clock::process_cpu_time();
+            let start = Instant::now();
+            stop::sleep(cfg.duration);
+            phase.store(STOP, Ordering::Relaxed);
+            let elapsed = start.elapsed();
+            let cpu_s = match (cpu0, clock::process_cpu_time()) {
+                (Some(a), Some(b)) => Some(b.saturating_sub(a).as_secs_f64()),
+                _ => None,
+            };
+            (elapsed, cpu_s)
+        } else {
+            phase.store(STOP, Ordering::Relaxed);
+            (Duration::ZERO, None)
         };
         let outs: Vec<ThreadOut> = handles
             .into_iter()

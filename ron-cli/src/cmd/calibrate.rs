@@ -11,7 +11,7 @@ use ron_topo::probe::{ProbeMode, ProbeOptions, available_cpus};
 use ron_topo::{Calibration, Fingerprint, SolveOptions, Topology, tsp};
 
 use crate::args;
-use crate::cmd::route::join;
+use crate::cmd::route::wrap;
 use crate::error::{CliError, CliResult};
 use crate::output::{self, Format};
 use crate::progress;
@@ -62,6 +62,11 @@ pub fn run(args: Args) -> CliResult {
             args.rounds
         )));
     }
+    if args.pairs_per_class == 0 {
+        return Err(CliError::usage(
+            "--pairs-per-class: must be at least 1, got 0",
+        ));
+    }
     let time_limit = args::duration("--time-limit", &args.time_limit, false)?;
     let out = match args.out.clone() {
         Some(p) => p,
@@ -78,7 +83,7 @@ pub fn run(args: Args) -> CliResult {
         mode: match args.mode {
             Mode::Full => ProbeMode::Full,
             Mode::Sampled => ProbeMode::Sampled {
-                pairs_per_class: args.pairs_per_class.max(1),
+                pairs_per_class: args.pairs_per_class,
             },
         },
         rounds: args.rounds,
@@ -129,7 +134,7 @@ pub fn run(args: Args) -> CliResult {
             "probed {m} CPU{} ({mode} mode, {} rounds) in {probe_s:.1} s\nroute    {}\ncost     {:.1} ns per lap ({:.1} ns per handover)\nidentity {:.1} ns per lap ({:.1} ns per handover)\nfifo     {:.1} ns per handover (mean off-diagonal)\n",
             if m == 1 { "" } else { "s" },
             args.rounds,
-            join(&cal.route),
+            wrap(&cal.route, "         "),
             cal.cost,
             cal.cost / m as f64,
             cal.baselines.identity_cost,

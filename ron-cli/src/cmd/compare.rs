@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ron_bench::report::{self, BenchRow};
+use ron_bench::report::BenchRow;
 
 use crate::error::{CliError, CliResult};
 use crate::input;
@@ -68,11 +68,11 @@ pub fn read_rows(path: &Path) -> Result<Vec<BenchRow>, CliError> {
             total: get("total").unwrap_or(0.0) as u64,
             fairness_factor: get("fairness_factor"),
             cv: get("cv"),
-            p50_ns: get("p50_ns").unwrap_or(0.0),
-            p99_ns: get("p99_ns").unwrap_or(0.0),
-            p999_ns: get("p999_ns").unwrap_or(0.0),
-            handover_ns: get("handover_ns").unwrap_or(0.0),
-            handover_p50_ns: get("handover_p50_ns").unwrap_or(0.0),
+            p50_ns: get("p50_ns"),
+            p99_ns: get("p99_ns"),
+            p999_ns: get("p999_ns"),
+            handover_ns: get("handover_ns"),
+            handover_p50_ns: get("handover_p50_ns"),
             handovers: get("handovers").unwrap_or(0.0) as u64,
             cpu_per_wall: get("cpu_per_wall"),
             cpu_ns_per_lock: get("cpu_ns_per_lock"),
@@ -94,22 +94,56 @@ pub fn read_rows(path: &Path) -> Result<Vec<BenchRow>, CliError> {
     Ok(out)
 }
 
+/// What makes two rows the same point.
+fn key(r: &BenchRow) -> (String, String, usize, u64, usize) {
+    (
+        r.workload.clone(),
+        r.lock.clone(),
+        r.threads,
+        r.ncs_ns.to_bits(),
+        r.cs_lines,
+    )
+}
+
+/// A note for stderr on the points only one side has (they are not
+/// compared), or `None` when every point is in both.
+pub fn unmatched_note(
+    old_name: &str,
+    old: &[BenchRow],
+    new_name: &str,
+    new: &[BenchRow],
+) -> Option<String> {
+    let missing = |a: &[BenchRow], b: &[BenchRow]| {
+        a.iter()
+            .filter(|r| !b.iter().any(|o| key(o) == key(r)))
+            .count()
+    };
+    let (only_old, only_new) = (missing(old, new), missing(new, old));
+    let point = |n: usize| if n == 1 { "point" } else { "points" };
+    match (only_old, only_new) {
+        (0, 0) => None,
+        _ => Some(format!(
+            "note: not compared: {only_old} {} only in {old_name}, {only_new} {} only in {new_name}",
+            point(only_old),
+            point(only_new)
+        )),
+    }
+}
+
+/// The error when two runs have no point in common.
+pub fn nothing_in_common(old_name: &str, new_name: &str) -> CliError {
+    CliError::usage(format!(
+        "{old_name} and {new_name} have no point in common (same lock, workload, threads, nCS, cache lines)"
+    ))
+}
+
 /// The points present in both runs, in the new run's order.
 pub fn compare(old: &[BenchRow], new: &[BenchRow]) -> Vec<CompareRow> {
-    let key = |r: &BenchRow| {
-        (
-            r.workload.clone(),
-            r.lock.clone(),
-            r.threads,
-            r.ncs_ns.to_bits(),
-            r.cs_lines,
-        )
-    };
     new.iter()
         .filter_map(|n| {
             let o = old.iter().find(|o| key(o) == key(n))?;
-            let ratio = report::ratio(n.mlocks_per_s, o.mlocks_per_s);
-            let ratio_sd = report::ratio_sd(
+            let ratio = ron_stats::ratio(n.mlocks_per_s, o.mlocks_per_s);
+            let ratio_sd = ron_stats::ratio_sd(
                 n.mlocks_per_s,
                 n.mlocks_per_s_sd,
                 o.mlocks_per_s,
@@ -147,12 +181,13 @@ pub fn compare(old: &[BenchRow], new: &[BenchRow]) -> Vec<CompareRow> {
 pub fn verdict_line(rows: &[CompareRow]) -> String {
     let count = |v: Verdict| rows.iter().filter(|r| r.verdict == v).count();
     format!(
-        "{} faster, {} slower, {} within noise, {} without spread (of {} points in both runs; a difference counts beyond 2 combined standard deviations)\n",
+        "{} faster, {} slower, {} within noise, {} without spread (of {} point{} in both runs; a difference counts beyond 2 combined standard deviations)\n",
         count(Verdict::Faster),
         count(Verdict::Slower),
         count(Verdict::WithinNoise),
         count(Verdict::OneRun),
-        rows.len()
+        rows.len(),
+        if rows.len() == 1 { "" } else { "s" }
     )
 }
 
@@ -161,12 +196,15 @@ pub fn run(args: Args) -> CliResult {
     let old = read_rows(&args.old)?;
     let new = read_rows(&args.new)?;
     let rows = compare(&old, &new);
+    let (old_name, new_name) = (
+        args.old.display().to_string(),
+        args.new.display().to_string(),
+    );
     if rows.is_empty() {
-        return Err(CliError::usage(format!(
-            "{} and {} have no point in common (same lock, workload, threads, nCS, cache lines)",
-            args.old.display(),
-            args.new.display()
-        )));
+        return Err(nothing_in_common(&old_name, &new_name));
+    }
+    if let Some(note) = unmatched_note(&old_name, &old, &new_name, &new) {
+        eprintln!("{note}");
     }
     let head = format!(
         "{} (old) -> {} (new)\n",

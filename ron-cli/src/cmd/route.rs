@@ -2,13 +2,13 @@
 
 use std::path::PathBuf;
 
-use ron_bench::report::ratio;
+use ron_stats::ratio;
 use ron_topo::{SolveOptions, tsp};
 use serde::Serialize;
 
 use crate::args;
 use crate::error::CliResult;
-use crate::output::{self, Format, json, table::opt};
+use crate::output::{self, Format, json};
 
 /// Arguments of `ron route`.
 #[derive(clap::Args, Debug)]
@@ -87,24 +87,57 @@ pub fn run(args: Args) -> CliResult {
                 ]
             }),
         ),
-        Format::Table => format!(
-            "matrix   {} ({n} CPU{})\nroute    {}\ncost     {:.1} ns per lap ({:.1} ns per handover)\nidentity {:.1} ns per lap ({:.1} ns per handover; route = {}x)\nfifo     {:.1} ns per handover (mean off-diagonal; route = {}x)\n",
-            args.matrix.display(),
-            if n == 1 { "" } else { "s" },
-            join(&out.route),
-            out.cost,
-            out.cost_per_handover,
-            out.identity_cost,
-            out.identity_cost / n as f64,
-            opt(ratio(out.cost, out.identity_cost), 2),
-            out.fifo_mean,
-            opt(ratio(out.cost_per_handover, out.fifo_mean), 2),
-        ),
+        Format::Table => {
+            let mut t = format!(
+                "matrix   {} ({n} CPU{})\nroute    {}\ncost     {:.1} ns per lap ({:.1} ns per handover)\n",
+                args.matrix.display(),
+                if n == 1 { "" } else { "s" },
+                wrap(&out.route, "         "),
+                out.cost,
+                out.cost_per_handover,
+            );
+            let vs = |r: Option<f64>| {
+                r.map_or_else(
+                    || "no ratio: a zero cost".to_string(),
+                    |r| format!("route = {r:.2}x"),
+                )
+            };
+            if n == 1 {
+                t.push_str("(one CPU: no handover between CPUs, nothing to compare)\n");
+            } else {
+                t.push_str(&format!(
+                    "identity {:.1} ns per lap ({:.1} ns per handover; {})\nfifo     {:.1} ns per handover (mean off-diagonal; {})\n",
+                    out.identity_cost,
+                    out.identity_cost / n as f64,
+                    vs(ratio(out.cost, out.identity_cost)),
+                    out.fifo_mean,
+                    vs(ratio(out.cost_per_handover, out.fifo_mean)),
+                ));
+            }
+            t
+        }
     };
     output::stdout(&text)
 }
 
-/// `a,b,c`.
-pub fn join(v: &[usize]) -> String {
-    v.iter().map(usize::to_string).collect::<Vec<_>>().join(",")
+/// `a,b,c`, broken after a comma into lines of at most 72 characters,
+/// each continuation line starting with `indent`.
+pub fn wrap(v: &[usize], indent: &str) -> String {
+    let mut out = String::new();
+    let mut line = 0;
+    for (i, c) in v.iter().enumerate() {
+        let item = if i + 1 < v.len() {
+            format!("{c},")
+        } else {
+            c.to_string()
+        };
+        if line > 0 && line + item.len() > 72 - indent.len() {
+            out.push('\n');
+            out.push_str(indent);
+            line = 0;
+        }
+        line += item.len();
+        out.push_str(&item);
+    }
+    out
 }

@@ -8,10 +8,10 @@
 
 use std::path::PathBuf;
 
-use ron_bench::report::ratio;
 use ron_sim::{
     Costs, CpuSelection, PolicyKind, PolicyParams, SimConfig, SimError, Simulator, groups,
 };
+use ron_stats::ratio;
 use ron_topo::{SolveOptions, tsp};
 
 use crate::args;
@@ -96,14 +96,35 @@ pub struct Args {
 
 /// Runs `ron simulate`.
 pub fn run(args: Args) -> CliResult {
+    if !(args.cs.is_finite() && args.cs > 0.0) {
+        return Err(CliError::usage(format!(
+            "--cs: must be a number of ns above 0, got {}",
+            args.cs
+        )));
+    }
+    for (flag, v) in [
+        ("--cna-threshold", args.cna_threshold),
+        ("--cohort-threshold", args.cohort_threshold),
+        ("--cohort-group-size", args.cohort_group_size.unwrap_or(1)),
+        ("--route-iterations", args.route_iterations),
+    ] {
+        if v == 0 {
+            return Err(CliError::usage(format!(
+                "{flag}: must be at least 1, got 0"
+            )));
+        }
+    }
+    if !(args.ttas_jitter.is_finite() && args.ttas_jitter >= 0.0) {
+        return Err(CliError::usage(format!(
+            "--ttas-jitter: must be a number >= 0, got {}",
+            args.ttas_jitter
+        )));
+    }
     let matrix = args::read_matrix(&args.matrix)?;
     let n = matrix.n();
     let costs: Costs = matrix.clone();
     let policies = PolicyKind::parse_list(&args.policies).map_err(usage)?;
     let threads = parse_threads(&args.threads, n)?;
-    if !(args.cs.is_finite() && args.cs > 0.0) {
-        return Err(CliError::usage("--cs must be a number of ns > 0"));
-    }
     let ncs_list: Vec<f64> = args::ncs_list("--ncs", &args.ncs)?
         .into_iter()
         .map(|n| n.ns(args.cs))
@@ -231,25 +252,24 @@ fn failed(e: SimError) -> CliError {
 
 fn parse_threads(s: &str, n: usize) -> Result<Vec<usize>, CliError> {
     let mut out = Vec::new();
-    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+    for part in args::entries("--threads", s)? {
         let t = if part.eq_ignore_ascii_case("all") {
             n
         } else {
             part.parse::<usize>().map_err(|_| {
-                CliError::usage(format!("--threads: `{part}` is not a thread count"))
+                CliError::usage(format!(
+                    "--threads: must be thread counts or `all`, got `{part}`"
+                ))
             })?
         };
         if t == 0 || t > n {
             return Err(CliError::usage(format!(
-                "--threads: {t} threads on a {n}-CPU matrix (use 1..={n})"
+                "--threads: must be in 1..={n} on this {n}-CPU matrix, got {t}"
             )));
         }
         if !out.contains(&t) {
             out.push(t);
         }
-    }
-    if out.is_empty() {
-        return Err(CliError::usage("--threads: no thread count given"));
     }
     Ok(out)
 }

@@ -24,6 +24,11 @@ fn o(x: Option<f64>) -> String {
         .map_or_else(String::new, |v| format!("{v:.4}"))
 }
 
+fn o1(x: Option<f64>) -> String {
+    x.filter(|v| v.is_finite())
+        .map_or_else(String::new, |v| format!("{v:.1}"))
+}
+
 /// The CSV columns of lock-loop rows (JSON has these and `per_thread`).
 pub const BENCH_COLUMNS: [&str; 30] = [
     "workload",
@@ -80,11 +85,11 @@ pub fn bench(rows: &[BenchRow]) -> String {
                 r.total.to_string(),
                 o(r.fairness_factor),
                 o(r.cv),
-                format!("{:.1}", r.p50_ns),
-                format!("{:.1}", r.p99_ns),
-                format!("{:.1}", r.p999_ns),
-                format!("{:.1}", r.handover_ns),
-                format!("{:.1}", r.handover_p50_ns),
+                o1(r.p50_ns),
+                o1(r.p99_ns),
+                o1(r.p999_ns),
+                o1(r.handover_ns),
+                o1(r.handover_p50_ns),
                 r.handovers.to_string(),
                 o(r.cpu_per_wall),
                 o(r.cpu_ns_per_lock),

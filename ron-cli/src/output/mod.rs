@@ -4,7 +4,7 @@
 //!
 //! * results go to stdout, in the format asked for (`--format`, default
 //!   table); `--out FILE` writes them to a file as well, in the format of
-//!   its extension (`.json`, `.csv`, `.md`/`.txt` = table);
+//!   its extension (`.json`, `.csv`, `.md` = table; others are refused);
 //! * status lines ("wrote ...", warnings, progress) go to stderr, so a
 //!   redirected table stays a table;
 //! * `--out` creates missing directories (as cargo and criterion do) and is
@@ -39,18 +39,22 @@ pub enum Format {
 }
 
 impl Format {
-    /// The format a file name asks for: `.csv`, `.md`/`.txt` (table), else
-    /// JSON.
-    pub fn of_path(path: &Path) -> Format {
+    /// The format an `--out` file's extension asks for: `.json`, `.csv` or
+    /// `.md` (a table); any other extension is refused.
+    pub fn of_out(path: &Path) -> Result<Format, CliError> {
         match path
             .extension()
             .and_then(|e| e.to_str())
             .map(str::to_ascii_lowercase)
             .as_deref()
         {
-            Some("csv") => Format::Csv,
-            Some("md" | "txt") => Format::Table,
-            _ => Format::Json,
+            Some("json") => Ok(Format::Json),
+            Some("csv") => Ok(Format::Csv),
+            Some("md") => Ok(Format::Table),
+            _ => Err(CliError::usage(format!(
+                "--out: must end in .json, .csv or .md (a table), got {}",
+                path.display()
+            ))),
         }
     }
 }

@@ -88,8 +88,6 @@ pub fn bench(rows: &[BenchRow]) -> String {
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
-            let some = r.total > 0;
-            let ho = r.handovers > 0;
             vec![
                 if r.exclusion_ok {
                     r.lock.clone()
@@ -108,10 +106,10 @@ pub fn bench(rows: &[BenchRow]) -> String {
                 opt(r.vs_parking_lot, 2),
                 opt(r.fairness_factor, 3),
                 opt(r.cv, 3),
-                opt(some.then_some(r.p50_ns), 0),
-                opt(some.then_some(r.p99_ns), 0),
-                opt(ho.then_some(r.handover_ns), 0),
-                opt(ho.then_some(r.handover_p50_ns), 0),
+                opt(r.p50_ns, 0),
+                opt(r.p99_ns, 0),
+                opt(r.handover_ns, 0),
+                opt(r.handover_p50_ns, 0),
                 opt(r.cpu_per_wall, 2),
                 opt(r.cpu_ns_per_lock, 0),
             ]
@@ -155,9 +153,9 @@ pub fn simulate(rows: &[SimRow]) -> String {
         "threads",
         "ncs ns",
         "Mlocks/s",
-        "x fifo",
+        "Mlocks/s x fifo",
         "handover ns",
-        "x fifo",
+        "handover x fifo",
         "p99 ns",
         "wait ns",
         "fairness",

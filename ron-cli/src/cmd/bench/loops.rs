@@ -8,12 +8,13 @@ use ron_bench::clock;
 use ron_bench::grid::{Grid, LoopWorkload};
 use ron_bench::pin::Pinning;
 use ron_bench::registry::{self, LockKind};
-use ron_bench::report::{self, BenchRow, RunMeta};
+use ron_bench::report::{BenchRow, RunMeta};
 use ron_bench::workload::{LoopConfig, MAX_THREADS};
 
 use super::options::{Args, Workload};
 use super::shared::{
-    STOP, bench_err, catch_ctrl_c, install_route, print_rows, run_meta, save, save_out,
+    bench_err, catch_ctrl_c, install_route, interrupted, mark_interrupted, print_rows, run_meta,
+    save, save_out,
 };
 use crate::args::{self, Ncs};
 use crate::cmd::compare;
@@ -31,6 +32,8 @@ pub(super) fn run(
     warmup: Duration,
     baseline: Option<Vec<BenchRow>>,
 ) -> CliResult {
+    // Before anything slow, so that an early Ctrl-C stops the run too.
+    catch_ctrl_c();
     let locks = registry::resolve(&args.locks).map_err(bench_err)?;
     let threads = args::positive_list(
         "--threads",
@@ -75,7 +78,6 @@ pub(super) fn run(
     let header = bench_header(&grid, &meta, cs_ns);
     let expected = (duration + warmup) * grid.runs() as u32;
     let pb = progress::bar(grid.runs() as u64, expected, "bench");
-    catch_ctrl_c();
     let mut save_error: Option<CliError> = None;
     let outcome = grid
         .run_until(
@@ -83,7 +85,6 @@ pub(super) fn run(
                 pb.set_position(done as u64);
                 pb.set_message(label.to_string());
             },
-            &STOP,
             |rows| {
                 if let Some(out) = &args.out
                     && save_error.is_none()
@@ -96,11 +97,10 @@ pub(super) fn run(
         )
         .map_err(bench_err)?;
     pb.finish_and_clear();
-    if grid.ncs_ns.iter().any(|&n| n > 0.0) {
+    if grid.ncs_ns.iter().any(|&n| n > 0.0) && !outcome.interrupted {
         warn_if_speed_changed();
     }
-    let mut meta = meta;
-    meta.interrupted = outcome.interrupted;
+    let (meta, header) = mark_interrupted(meta, header, outcome.interrupted);
     let rows = outcome.rows;
     let summary = summary(&rows);
     print_rows(args, &meta, &rows, &header, &format!("\n{summary}"))?;
@@ -108,21 +108,32 @@ pub(super) fn run(
         eprint!("{summary}");
     }
     if let Some(base) = &baseline {
+        let base_name = args
+            .baseline
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
         let cmp = compare::compare(base, &rows);
-        let text = format!(
-            "\ncompared with {}:\n{}{}",
-            args.baseline
-                .as_ref()
-                .map(|p| p.display().to_string())
-                .unwrap_or_default(),
-            table::compare(&cmp),
-            compare::verdict_line(&cmp)
-        );
-        // Beside a table on stdout; on stderr when stdout is CSV or JSON.
-        if args.format == Format::Table {
-            output::stdout(&text)?;
+        if cmp.is_empty() {
+            output::warning(&format!(
+                "--baseline: nothing compared: {}",
+                compare::nothing_in_common(&base_name, "this run")
+            ));
         } else {
-            eprint!("{text}");
+            let text = format!(
+                "\ncompared with {base_name}:\n{}{}",
+                table::compare(&cmp),
+                compare::verdict_line(&cmp)
+            );
+            // Beside a table on stdout; on stderr when stdout is CSV or JSON.
+            if args.format == Format::Table {
+                output::stdout(&text)?;
+            } else {
+                eprint!("{text}");
+            }
+            if let Some(note) = compare::unmatched_note(&base_name, base, "this run", &rows) {
+                eprintln!("{note}");
+            }
         }
     }
     save_out(args, &meta, &rows, &header)?;
@@ -136,16 +147,12 @@ pub(super) fn run(
         )));
     }
     if outcome.interrupted {
-        return Err(CliError::interrupted(format!(
-            "interrupted: {} of {} points measured (rows above{})",
+        return Err(interrupted(
+            args,
             rows.len(),
             grid.points(),
-            if args.out.is_some() {
-                " and in --out"
-            } else {
-                ""
-            }
-        )));
+            "the last one cut short",
+        ));
     }
     Ok(())
 }
@@ -178,8 +185,9 @@ fn bench_header(grid: &Grid, meta: &RunMeta, cs_ns: Option<f64>) -> String {
     let work = grid.workload.describe(grid.cs_lines);
 
     let mut h = format!(
-        "ron bench: {work}\n{} points x {} run{} x ({} + {} warm-up); threads {}; route from {}\n{}, {} CPU{}; TSC {:.3} ticks/ns, busy loop {:.3} iterations/ns\n",
+        "ron bench: {work}\n{} point{} x {} run{} x ({} + {} warm-up); threads {}; route from {}\n{}, {} CPU{}; TSC {:.3} ticks/ns, busy loop {:.3} iterations/ns\n",
         grid.points(),
+        if grid.points() == 1 { "" } else { "s" },
         grid.repeat,
         if grid.repeat == 1 { "" } else { "s" },
         args::show_duration(grid.duration),
@@ -217,7 +225,7 @@ fn uncontended_ns(grid: &Grid) -> f64 {
     };
     let s = grid.workload.run(grid.locks[0], base, grid.cs_lines);
 
-    report::ratio(1e3, s.mlocks_per_s()).unwrap_or(0.0)
+    ron_stats::ratio(1e3, s.mlocks_per_s()).unwrap_or(0.0)
 }
 
 /// The closing lines: at each point, the fastest RON lock against the
@@ -245,21 +253,24 @@ fn summary(rows: &[BenchRow]) -> String {
                 .max_by(|a, b| a.mlocks_per_s.total_cmp(&b.mlocks_per_s))
         };
         let own = fastest(&|r| kind(&r.lock) == Some(LockKind::Ron))
-            .or_else(|| fastest(&|r| kind(&r.lock) != Some(LockKind::Peer)));
+            .map(|r| (r, "fastest RON lock"))
+            .or_else(|| {
+                fastest(&|r| kind(&r.lock) != Some(LockKind::Peer)).map(|r| (r, "fastest own lock"))
+            });
         let peer = fastest(&|r| kind(&r.lock) == Some(LockKind::Peer));
         let (a, b, what) = match (own, peer) {
-            (Some(a), Some(b)) => (a, b, "the fastest peer"),
+            (Some((a, mine)), Some(b)) => (a, b, format!("{mine} vs fastest peer")),
             _ => {
                 let mut sorted = at.clone();
                 sorted.sort_by(|x, y| y.mlocks_per_s.total_cmp(&x.mlocks_per_s));
                 match sorted.as_slice() {
-                    [a, b, ..] => (*a, *b, "the runner-up"),
+                    [a, b, ..] => (*a, *b, "fastest lock vs runner-up".to_string()),
                     _ => continue,
                 }
             }
         };
         let ncs = f64::from_bits(n);
-        let Some(r) = report::ratio(a.mlocks_per_s, b.mlocks_per_s) else {
+        let Some(r) = ron_stats::ratio(a.mlocks_per_s, b.mlocks_per_s) else {
             out.push_str(&format!(
                 "  {t} thread{}, nCS {ncs:.0} ns: {} made no progress\n",
                 if t == 1 { "" } else { "s" },
@@ -267,7 +278,7 @@ fn summary(rows: &[BenchRow]) -> String {
             ));
             continue;
         };
-        let sd = report::ratio_sd(
+        let sd = ron_stats::ratio_sd(
             a.mlocks_per_s,
             a.mlocks_per_s_sd,
             b.mlocks_per_s,
@@ -290,6 +301,8 @@ fn summary(rows: &[BenchRow]) -> String {
     if out.is_empty() {
         out
     } else {
-        format!("Summary (mean +- standard deviation over the runs):\n{out}")
+        format!(
+            "Summary: at each point the fastest RON lock against the fastest peer (a faster baseline shows in `x best peer`), mean +- standard deviation over the runs:\n{out}"
+        )
     }
 }

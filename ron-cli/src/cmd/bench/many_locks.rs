@@ -3,15 +3,17 @@
 
 use std::time::Duration;
 
+use ron_bench::grid::{ManyLocksGrid, SkippedPoint};
 use ron_bench::pin::Pinning;
 use ron_bench::registry;
 use ron_bench::workload::MAX_THREADS;
-use ron_bench::workload::many_locks::{
-    self, ManyLocksConfig, ManyLocksGrid, ManyLocksRow, SkippedPoint,
-};
+use ron_bench::workload::many_locks::{self, ManyLocksConfig, ManyLocksRow};
 
 use super::options::Args;
-use super::shared::{bench_err, install_route, print_rows, run_meta, save_out};
+use super::shared::{
+    bench_err, catch_ctrl_c, install_route, interrupted, mark_interrupted, print_rows, run_meta,
+    save_out,
+};
 use crate::args;
 use crate::error::{CliError, CliResult};
 use crate::output::Format;
@@ -22,6 +24,8 @@ const MANY_LOCKS_THREADS: &str = "1,2,16";
 
 /// Runs the many-locks grid: locks x threads x numbers of locks.
 pub(super) fn run(args: &Args, duration: Duration, warmup: Duration) -> CliResult {
+    // Before anything slow, so that an early Ctrl-C stops the run too.
+    catch_ctrl_c();
     let locks = registry::resolve(&args.locks).map_err(bench_err)?;
     let threads = args::positive_list(
         "--threads",
@@ -48,8 +52,9 @@ pub(super) fn run(args: &Args, duration: Duration, warmup: Duration) -> CliResul
     let cpus = ron_bench::pin::cpu_order().len();
     let meta = run_meta(&source, fingerprint, grid.repeat, cpus);
     let header = format!(
-        "ron bench --workload many-locks: each operation locks one of N locks at random, increments its counter, unlocks\n{} points x {} run{} x ({} + {} warm-up); threads {}; route from {}\n{}, {} CPU{}; resident memory: current RSS (/proc/self/statm) after the measured window, locks alive; +RSS: gained since before the locks were allocated\n",
+        "ron bench --workload many-locks: each operation locks one of N locks at random, increments its counter, unlocks\n{} point{} x {} run{} x ({} + {} warm-up); threads {}; route from {}\n{}, {} CPU{}; resident memory: current RSS (/proc/self/statm) after the measured window, locks alive; +RSS: gained since before the locks were allocated\n",
         grid.points(),
+        if grid.points() == 1 { "" } else { "s" },
         grid.repeat,
         if grid.repeat == 1 { "" } else { "s" },
         args::show_duration(duration),
@@ -77,6 +82,7 @@ pub(super) fn run(args: &Args, duration: Duration, warmup: Duration) -> CliResul
         .map_err(bench_err)?;
     pb.finish_and_clear();
     let notes = many_locks_notes(&outcome.rows, &outcome.skipped);
+    let (meta, header) = mark_interrupted(meta, header, outcome.interrupted);
     let rows = outcome.rows;
     print_rows(args, &meta, &rows, &header, &format!("\n{notes}"))?;
     if args.format != Format::Table {
@@ -88,6 +94,14 @@ pub(super) fn run(args: &Args, duration: Duration, warmup: Duration) -> CliResul
             "mutual exclusion violated: lock {} at {} threads, {} locks lost updates",
             bad.lock, bad.threads, bad.n_locks
         )));
+    }
+    if outcome.interrupted {
+        return Err(interrupted(
+            args,
+            rows.len(),
+            grid.points(),
+            "the last one cut short",
+        ));
     }
     Ok(())
 }

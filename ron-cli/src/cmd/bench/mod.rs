@@ -30,6 +30,7 @@ pub fn run(args: Args) -> CliResult {
     let duration = crate::args::duration("--duration", &args.duration, false)?;
     let warmup = crate::args::duration("--warmup", &args.warmup, true)?;
     if let Some(out) = &args.out {
+        output::Format::of_out(out)?;
         output::prepare_out(out)?;
     }
     let baseline = match &args.baseline {

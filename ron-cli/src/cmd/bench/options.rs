@@ -40,9 +40,9 @@ pub struct Args {
     /// Workload.
     #[arg(long, value_enum, default_value_t = Workload::Micro)]
     pub workload: Workload,
-    /// Locks, comma-separated: `default` (5 RON and baseline locks + 3
-    /// peers), `all` (all 17), or names from `--list` (command-line or type
-    /// names, any case).
+    /// Locks, comma-separated: `default` (the RON and baseline locks and
+    /// peers `--list` names as default), `all` (every lock of `--list`), or
+    /// names from `--list` (command-line or type names, any case).
     #[arg(long, default_value = "default", value_name = "LIST")]
     pub locks: String,
     /// Thread counts, comma-separated [default: 1,2,8,32; many-locks:

@@ -2,10 +2,9 @@
 //! install, Ctrl-C, and printing and saving rows.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
 
-use ron_bench::BenchError;
 use ron_bench::report::{Report, RunMeta};
+use ron_bench::{BenchError, stop};
 use serde::Serialize;
 
 use super::options::Args;
@@ -16,18 +15,49 @@ pub(super) fn bench_err(e: BenchError) -> CliError {
     CliError::usage(e.to_string())
 }
 
-/// Set by Ctrl-C: finish the current run, then stop and save.
-pub(super) static STOP: AtomicBool = AtomicBool::new(false);
-
+/// Ctrl-C cuts the run in progress short and ends the grid (the rows
+/// measured so far are printed, marked interrupted); a second Ctrl-C
+/// aborts at once. Both exit with 130, as a shell reports SIGINT.
 pub(super) fn catch_ctrl_c() {
-    // A second Ctrl-C exits at once. An error (a handler already set) only
-    // loses the graceful stop.
+    // An error (a handler already set) only loses the graceful stop.
     let _ = ctrlc::set_handler(|| {
-        // Relaxed: a request flag; the grid polls it between runs.
-        if STOP.swap(true, Ordering::Relaxed) {
+        if stop::request() {
+            eprintln!("error: interrupted twice: aborted without printing the rows measured");
             std::process::exit(130);
         }
     });
+}
+
+/// The metadata and header of a finished grid: when Ctrl-C stopped it,
+/// marked interrupted (the header gets a line saying so).
+pub(super) fn mark_interrupted(
+    mut meta: RunMeta,
+    header: String,
+    interrupted: bool,
+) -> (RunMeta, String) {
+    meta.interrupted = interrupted;
+    if interrupted {
+        let header = format!(
+            "{header}interrupted by Ctrl-C: the run in progress was stopped and the rest not run\n"
+        );
+        (meta, header)
+    } else {
+        (meta, header)
+    }
+}
+
+/// The error that ends a run stopped by Ctrl-C: how much was measured.
+/// `last` says what became of the run in progress.
+pub(super) fn interrupted(args: &Args, measured: usize, points: usize, last: &str) -> CliError {
+    CliError::interrupted(format!(
+        "interrupted by Ctrl-C: {measured} of {points} point{} measured, {last} (rows above{})",
+        if points == 1 { "" } else { "s" },
+        if args.out.is_some() {
+            " and in --out"
+        } else {
+            ""
+        }
+    ))
 }
 
 /// Writes rows to `out` in the format of its extension.
@@ -38,7 +68,7 @@ pub(super) fn save<R: Render + Serialize + Clone>(
     header: &str,
 ) -> CliResult {
     let text = output::render(
-        Format::of_path(out),
+        Format::of_out(out)?,
         &format!("{header}\n"),
         rows,
         "",
@@ -130,7 +160,17 @@ pub(super) fn install_route(skip: bool) -> (String, Option<ron_topo::Fingerprint
         _ => None,
     };
     let text = match r.fallback_reason {
-        Some(why) => format!("{} (calibration not used: {why})", r.source),
+        Some(why) => {
+            let file = r
+                .calibration_path
+                .as_ref()
+                .map_or_else(String::new, |p| format!("{}: ", p.display()));
+            output::warning(&format!(
+                "{file}calibration not used ({why}); the route comes from {}",
+                r.source
+            ));
+            format!("{} (calibration not used: {why})", r.source)
+        }
         None => r.source.to_string(),
     };
     (text, fp)

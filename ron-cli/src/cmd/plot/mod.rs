@@ -57,6 +57,12 @@ pub struct Args {
     pub log_y: bool,
 }
 
+/// Above this many CPUs an SVG heatmap gets a size warning: every cell is
+/// an SVG element (a 256-CPU matrix draws 131,072 of them).
+const SVG_CELLS_CPUS: usize = 64;
+/// About what one heatmap cell takes in an SVG file.
+const SVG_BYTES_PER_CELL: f64 = 85.0;
+
 /// Runs `ron plot`.
 pub fn run(args: Args) -> CliResult {
     let svg = match args.out.extension().and_then(|e| e.to_str()) {
@@ -64,7 +70,7 @@ pub fn run(args: Args) -> CliResult {
         Some(e) if e.eq_ignore_ascii_case("png") => false,
         _ => {
             return Err(CliError::usage(format!(
-                "--out: {} must end in .svg or .png",
+                "--out: must end in .svg or .png, got {}",
                 args.out.display()
             )));
         }
@@ -104,6 +110,14 @@ pub fn run(args: Args) -> CliResult {
                 .clone()
                 .or_else(|| route_in_file(mpath).map(|_| mpath.display().to_string()));
             let order = route_order(&m, spec.as_deref())?;
+            if svg && m.n() > SVG_CELLS_CPUS {
+                let cells = 2 * m.n() * m.n();
+                output::warning(&format!(
+                    "--out: an SVG heatmap of {} CPUs has {cells} cells, about {:.0} MB; a .png of the same picture is far smaller",
+                    m.n(),
+                    cells as f64 * SVG_BYTES_PER_CELL / 1e6
+                ));
+            }
             output::prepare_out(out)?;
             let title = args
                 .title
@@ -131,7 +145,7 @@ pub fn run(args: Args) -> CliResult {
         }
         _ => {
             return Err(CliError::usage(
-                "give either --input FILE (rows) or --matrix FILE (latencies)",
+                "--input/--matrix: give one of them (--input FILE: rows; --matrix FILE: latencies), got neither",
             ));
         }
     }

@@ -3,17 +3,22 @@
 //! machine spreads over all of them): the whole grid runs once, then again
 //! for each repeat.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+mod many_locks;
+
+pub use many_locks::{ManyLocksGrid, ManyLocksOutcome, SkippedPoint};
+
 use std::time::Duration;
 
 use crate::error::BenchError;
+use crate::limits;
 use crate::pin::Pinning;
 use crate::registry::LockEntry;
 use crate::report::{self, BenchRow, CorunnerRow, PointId};
+use crate::stop;
+use crate::workload::LoopConfig;
 use crate::workload::RunStats;
 use crate::workload::corunner::{CorunnerConfig, CorunnerPolicy};
-use crate::workload::micro::{MAX_CS_LINES, MicroConfig};
-use crate::workload::{LoopConfig, MAX_DURATION};
+use crate::workload::micro::MicroConfig;
 
 /// Which lock-loop workload a grid runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,8 +93,7 @@ pub struct Grid {
     pub repeat: usize,
 }
 
-/// Most runs per point a grid accepts.
-pub const MAX_REPEAT: usize = 1000;
+pub use crate::limits::MAX_REPEAT;
 
 /// The rows of a grid run, and whether it stopped early.
 #[derive(Debug, Clone)]
@@ -118,18 +122,8 @@ impl Grid {
                 "empty grid: give at least one lock, thread count and nCS".into(),
             ));
         }
-        if self.repeat == 0 || self.repeat > MAX_REPEAT {
-            return Err(BenchError::Invalid(format!(
-                "repeat must be in 1..={MAX_REPEAT}, got {}",
-                self.repeat
-            )));
-        }
-        if self.cs_lines > MAX_CS_LINES {
-            return Err(BenchError::Invalid(format!(
-                "cs-lines must be at most {MAX_CS_LINES}, got {}",
-                self.cs_lines
-            )));
-        }
+        limits::repeat(self.repeat)?;
+        limits::cs_lines(self.cs_lines)?;
         for &t in &self.threads {
             for &n in &self.ncs_ns {
                 self.config(t, n).validate()?;
@@ -155,18 +149,16 @@ impl Grid {
         &self,
         progress: impl FnMut(usize, usize, &str),
     ) -> Result<Vec<BenchRow>, BenchError> {
-        Ok(self
-            .run_until(progress, &AtomicBool::new(false), |_| {})?
-            .rows)
+        Ok(self.run_until(progress, |_| {})?.rows)
     }
 
-    /// [`run`](Self::run), checking `stop` before each run (it ends the
-    /// grid early, keeping what was measured) and handing the rows measured
-    /// so far to `partial` after each run (to save them as they come).
+    /// [`run`](Self::run), handing the rows measured so far to `partial`
+    /// after each run (to save them as they come). A [`stop::request`]
+    /// cuts the run in progress short (it is kept if it measured anything)
+    /// and ends the grid, keeping what was measured.
     pub fn run_until(
         &self,
         mut progress: impl FnMut(usize, usize, &str),
-        stop: &AtomicBool,
         mut partial: impl FnMut(&[BenchRow]),
     ) -> Result<GridOutcome, BenchError> {
         self.validate()?;
@@ -195,9 +187,7 @@ impl Grid {
         'rounds: for rep in 0..self.repeat {
             for i in 0..points.len() {
                 let id = points[i].0;
-                // Relaxed: a request to stop soon; nothing is published
-                // through it.
-                if stop.load(Ordering::Relaxed) {
+                if stop::requested() {
                     interrupted = true;
                     break 'rounds;
                 }
@@ -215,9 +205,16 @@ impl Grid {
                 );
                 let base = self.config(id.threads, id.ncs_ns);
                 let stats = self.workload.run(id.lock, base, self.cs_lines);
-                points[i].1.push(stats);
-                done += 1;
-                partial(&self.rows_of(&points));
+                let cut_short = stop::requested();
+                if !cut_short || stats.total() > 0 {
+                    points[i].1.push(stats);
+                    done += 1;
+                    partial(&self.rows_of(&points));
+                }
+                if cut_short {
+                    interrupted = true;
+                    break 'rounds;
+                }
             }
         }
         if !interrupted {
@@ -243,20 +240,24 @@ impl Grid {
     }
 }
 
+/// The rows of a co-runner run, and whether it stopped early.
+#[derive(Debug, Clone)]
+pub struct CorunnerOutcome {
+    /// One row per (policy, waiters) pair measured in full.
+    pub rows: Vec<CorunnerRow>,
+    /// Whether a [`stop::request`] ended the run early (the pair in
+    /// progress is dropped: its two phases were cut unequally).
+    pub interrupted: bool,
+}
+
 /// Runs the co-runner measurement for every (policy, waiters) pair.
 pub fn run_corunner(
     policies: &[&'static CorunnerPolicy],
     waiters: &[usize],
     duration: Duration,
     mut progress: impl FnMut(usize, usize, &str),
-) -> Result<Vec<CorunnerRow>, BenchError> {
-    if duration.is_zero() || duration > MAX_DURATION {
-        return Err(BenchError::Invalid(format!(
-            "duration must be in (0, {}] s, got {} s",
-            MAX_DURATION.as_secs(),
-            duration.as_secs_f64()
-        )));
-    }
+) -> Result<CorunnerOutcome, BenchError> {
+    limits::duration(duration)?;
     let total = policies.len() * waiters.len();
     let mut rows = Vec::with_capacity(total);
     for &w in waiters {
@@ -266,11 +267,26 @@ pub fn run_corunner(
                 duration,
             };
             cfg.validate()?;
+            if stop::requested() {
+                return Ok(CorunnerOutcome {
+                    rows,
+                    interrupted: true,
+                });
+            }
             progress(rows.len(), total, &format!("{} waiters={w}", p.name));
             let s = (p.run)(&cfg);
+            if stop::requested() {
+                return Ok(CorunnerOutcome {
+                    rows,
+                    interrupted: true,
+                });
+            }
             rows.push(CorunnerRow::new(p, w, duration.as_secs_f64(), &s));
         }
     }
     progress(total, total, "done");
-    Ok(rows)
+    Ok(CorunnerOutcome {
+        rows,
+        interrupted: false,
+    })
 }
