@@ -1,8 +1,9 @@
 //! Sleeping on a 32-bit word until another thread changes it and wakes
-//! the sleepers (`std` only): the futex on Linux, a poll of the word
-//! (spin, then yield) elsewhere and under loom, shuttle and the VM, where a
-//! lost wake-up then
-//! shows up as a waiter that polls forever.
+//! the sleepers (`std` only): the futex on Linux, the virtual machine's
+//! futex under `cfg(ron_vm)` (a sleeper costs no CPU time; a lost wake-up
+//! stops the run), a poll of the word (spin, then yield) elsewhere and
+//! under loom and shuttle, where a lost wake-up then shows up as a waiter
+//! that polls forever.
 //!
 //! `wait` may always return early (a signal, a spurious wake-up, the
 //! deadline): callers re-check their condition in a loop.
@@ -65,8 +66,29 @@ pub(crate) fn wake(word: &AtomicU32, n: u32) {
     }
 }
 
+/// Sleeps on the VM's futex while `*word == seen`, until `deadline` (may
+/// return early).
+#[cfg(all(ron_vm, not(loom), not(shuttle)))]
+pub(crate) fn wait(word: &AtomicU32, seen: u32, deadline: Deadline) {
+    let timeout = match deadline.remaining() {
+        None => None,
+        Some(left) if left.is_zero() => return,
+        Some(left) => Some(left),
+    };
+    word.futex_wait(seen, timeout);
+}
+
+/// Wakes up to `n` threads sleeping on `word` in the VM.
+#[cfg(all(ron_vm, not(loom), not(shuttle)))]
+pub(crate) fn wake(word: &AtomicU32, n: u32) {
+    word.futex_wake(n);
+}
+
 /// Polls `*word` until it changes or `deadline` passes.
-#[cfg(not(all(target_os = "linux", not(loom), not(shuttle), not(ron_vm))))]
+#[cfg(not(any(
+    all(target_os = "linux", not(loom), not(shuttle), not(ron_vm)),
+    all(ron_vm, not(loom), not(shuttle))
+)))]
 pub(crate) fn wait(word: &AtomicU32, seen: u32, deadline: Deadline) {
     let mut relax = crate::relax::SpinThenYield::default();
     // Relaxed: only waits for the word to change; callers re-check their
@@ -78,7 +100,10 @@ pub(crate) fn wait(word: &AtomicU32, seen: u32, deadline: Deadline) {
 }
 
 /// Pollers need no wake-up.
-#[cfg(not(all(target_os = "linux", not(loom), not(shuttle), not(ron_vm))))]
+#[cfg(not(any(
+    all(target_os = "linux", not(loom), not(shuttle), not(ron_vm)),
+    all(ron_vm, not(loom), not(shuttle))
+)))]
 pub(crate) fn wake(_word: &AtomicU32, _n: u32) {}
 
 /// Whether this build may use `membarrier(2)` for [`heavy_fence`].

@@ -135,6 +135,25 @@ pub struct Costs {
     /// executor that leaves every result unchanged (tested byte for byte);
     /// `false` runs the looks one by one.
     pub suspend_spinners: bool,
+    /// Scheduler: the time slice of a thread while others are queued on
+    /// its CPU (Linux EEVDF's base slice, `sysctl_sched_base_slice`:
+    /// 0.75 ms scaled by `1 + ilog2(min(CPUs, 8))`, so 3 ms on 8 CPUs or
+    /// more; CFS's minimum granularity is the same).
+    pub slice_ns: f64,
+    /// Scheduler: switching a CPU from one thread of the process to
+    /// another (about 1.2 to 1.5 us measured by a futex ping-pong of two
+    /// threads pinned to one core: E. Bendersky, "Measuring context
+    /// switching and memory overheads for Linux threads", 2018).
+    pub switch_ns: f64,
+    /// [`futex_wake`](crate::futex_wake) to the woken thread running on an
+    /// idle CPU: a reschedule IPI to that CPU ([`Costs::ipi_ns`]) and a
+    /// switch to the thread ([`Costs::switch_ns`]).
+    pub wake_ns: f64,
+    /// One inter-processor interrupt, from the write of the sender's
+    /// interrupt command register to the handler running on the target
+    /// (1-2 us on x86 servers; a membarrier or TLB shootdown costs about
+    /// that per target CPU).
+    pub ipi_ns: f64,
 }
 
 impl Costs {
@@ -164,6 +183,10 @@ impl Default for Costs {
             line_bytes: 64,
             max_virtual_ns: 60e9,
             suspend_spinners: true,
+            slice_ns: 3e6,
+            switch_ns: 1200.0,
+            wake_ns: 1500.0 + 1200.0,
+            ipi_ns: 1500.0,
         }
     }
 }
