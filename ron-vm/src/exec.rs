@@ -267,6 +267,11 @@ impl Sim {
         if !lines.iter().all(|&l| self.mem.holds(cpu, l)) {
             return None;
         }
+        if self.sched.moved[me] {
+            // Off its CPU since its last look: another thread of the CPU
+            // may have written the line, which the CPU still holds.
+            return None;
+        }
         let look = lines.len() as u64 * self.mem.hit_ps();
         let mut head = [0; HEAD];
         head[0] = self.clocks[me];
@@ -380,6 +385,7 @@ impl Sim {
     fn off_cpu(&mut self, me: usize, to: State) {
         let (cpu, t) = (self.cpus[me], self.clocks[me]);
         self.sched.state[me] = to;
+        self.sched.moved[me] = true;
         if to == State::Queued {
             self.sched.ready_at[me] = t;
             self.sched.runq[cpu].push_back(me);
@@ -601,6 +607,7 @@ pub fn access(addr: usize, kind: Access) {
     }
     preempt_point();
     let pending = with_fiber(|s, me| {
+        s.sched.moved[me] = false;
         let line = s.mem.line_of(addr);
         let r = s.mem.reserve(s.cpus[me], kind, line, s.clocks[me]);
         if r.hit {
@@ -658,6 +665,7 @@ pub fn access_all(addrs: &[usize], kind: Access) {
     let mut out: Vec<(u64, u64, Reservation)> = Vec::with_capacity(addrs.len());
     let mut done = 0u64;
     with_fiber(|s, me| {
+        s.sched.moved[me] = false;
         let t0 = s.clocks[me];
         let mut arrivals: Vec<u64> = Vec::new();
         done = t0;

@@ -39,6 +39,10 @@ pub(crate) struct Sched {
     pub(crate) futex: HashMap<usize, VecDeque<usize>>,
     /// Per thread, while asleep: the futex word it sleeps on.
     pub(crate) sleeps_on: Vec<Option<usize>>,
+    /// Per thread: whether it left its CPU since its last memory access
+    /// (another thread of its CPU may then have written a line its CPU
+    /// still holds, so its next look cannot be skipped).
+    pub(crate) moved: Vec<bool>,
 }
 
 impl Sched {
@@ -56,6 +60,7 @@ impl Sched {
             shared: vec![false; ncpu],
             futex: HashMap::new(),
             sleeps_on: vec![None; n],
+            moved: vec![false; n],
         };
         for (i, &c) in cpus.iter().enumerate() {
             if s.on_cpu[c].is_none() {
