@@ -14,7 +14,9 @@
 //! on every CPU running a thread of this process, so the light side, on
 //! the hot path, is only a compiler fence. Where `membarrier` cannot be
 //! registered (an old kernel, a seccomp filter), elsewhere, and under
-//! loom, shuttle, Miri and the VM, both sides are `fence(SeqCst)`.
+//! loom, shuttle and Miri, both sides are `fence(SeqCst)`. The VM models
+//! the registered Linux build: the heavy side is the VM's priced
+//! `membarrier`, the light side a fence (free in the VM).
 
 use crate::sync::AtomicU32;
 use crate::sync::Ordering;
@@ -162,6 +164,10 @@ pub(crate) fn light_fence() {
 pub(crate) fn heavy_fence() {
     // This thread's own order: its earlier stores before its later loads.
     crate::sync::fence(Ordering::SeqCst);
+    // The VM prices the registered build's membarrier (its order is
+    // sequentially consistent already).
+    #[cfg(all(ron_vm, not(loom), not(shuttle)))]
+    ron_vm::membarrier();
     #[cfg(all(target_os = "linux", not(loom), not(shuttle), not(ron_vm), not(miri)))]
     if asym_mode() == ASYM_MEMBARRIER {
         // SAFETY: membarrier takes two integers and touches no memory of

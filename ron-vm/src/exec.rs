@@ -183,6 +183,9 @@ pub(crate) struct Sim {
     slice: u64,
     switch: u64,
     wake: u64,
+    /// `Costs::ipi_ns`, `Costs::ipi_handler_ns` in ps.
+    ipi: u64,
+    ipi_handler: u64,
 }
 
 impl Sim {
@@ -889,6 +892,45 @@ pub fn yield_now() {
     }
 }
 
+/// `membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED)`: a full barrier on
+/// every CPU running a thread of the process, by an IPI to each. The
+/// caller pays one syscall (`Costs::yield_ns`) and `Costs::ipi_ns` per
+/// other CPU that runs a thread now (one after the other: the cost grows
+/// with the CPUs running the process; the kernel overlaps some of these
+/// deliveries, so this is the pessimistic end). Each of those CPUs' running
+/// threads loses `Costs::ipi_handler_ns` (the handler); a waiter the VM
+/// has suspended ([`spin_while`], [`park_looks`]) is not delayed (its
+/// looks see nothing new), nor is a thread whose miss is in flight (the
+/// miss absorbs it). Returns the CPUs interrupted (0 outside a VM: then it
+/// only runs a `SeqCst` fence).
+pub fn membarrier() -> usize {
+    if !sync_point() {
+        core::sync::atomic::fence(core::sync::atomic::Ordering::SeqCst);
+        return 0;
+    }
+    with_fiber(|s, me| {
+        let mine = s.cpus[me];
+        let mut k = 0;
+        for cpu in 0..s.sched.on_cpu.len() {
+            let Some(r) = s.sched.on_cpu[cpu] else {
+                continue;
+            };
+            if cpu == mine || r == me {
+                continue;
+            }
+            k += 1;
+            if s.parked[r].is_none() {
+                s.clocks[r] += s.ipi_handler;
+                s.gens[r] = s.gens[r].wrapping_add(1);
+                s.ready.push(Reverse((s.clocks[r], r, s.gens[r])));
+            }
+        }
+        s.clocks[me] += s.yield_ + k as u64 * s.ipi;
+        k
+    })
+    .unwrap_or(0)
+}
+
 /// `FUTEX_WAIT`: the kernel loads the word at `addr` (a priced load);
 /// if `unchanged()` (the caller's real read of it, right after) is true,
 /// the calling virtual thread sleeps on `addr` until [`futex_wake`] wakes
@@ -1111,6 +1153,8 @@ impl Vm {
             slice: ns_to_ps(self.costs.slice_ns).max(1),
             switch: ns_to_ps(self.costs.switch_ns),
             wake: ns_to_ps(self.costs.wake_ns),
+            ipi: ns_to_ps(self.costs.ipi_ns),
+            ipi_handler: ns_to_ps(self.costs.ipi_handler_ns),
         });
         let sim = Box::into_raw(sim);
         SIM.with(|c| c.set(sim));

@@ -110,6 +110,11 @@
 //!   wake-up preemption). A timed wait's timer wakes it the same way. A
 //!   run in which every thread left sleeps with no timer stops with a
 //!   panic (a lost wake-up).
+//! * **`membarrier(PRIVATE_EXPEDITED)`** ([`membarrier`]): the caller
+//!   pays a syscall (`yield_ns`) and [`Costs::ipi_ns`] (1.5 us) per other
+//!   CPU running a thread of the process at that moment; each of those
+//!   threads loses [`Costs::ipi_handler_ns`] (500 ns) unless the VM has
+//!   it suspended as an idle waiter or its miss is in flight.
 //! * A suspended waiter ([`spin_while`], [`park_looks`]) on a CPU with a
 //!   queued thread is resumed at the first look that must run for real: a
 //!   preemption point, or a yield with a runnable thread queued.
@@ -140,8 +145,8 @@ mod time;
 pub use cost::{Access, CostStats};
 pub use exec::{
     Pacing, Report, Vm, access, access_all, current_cpu, futex_wait, futex_wake, in_vm, interleave,
-    now_ns, now_ps, on_load, on_rmw, on_store, park_looks, pause, spin_while, thread_index, work,
-    yield_now,
+    membarrier, now_ns, now_ps, on_load, on_rmw, on_store, park_looks, pause, spin_while,
+    thread_index, work, yield_now,
 };
 pub use local::FiberLocal;
 pub use machine::{Costs, LineModel, MAX_CPUS, Machine, MachineError, ns_to_ps};

@@ -150,10 +150,18 @@ pub struct Costs {
     /// switch to the thread ([`Costs::switch_ns`]).
     pub wake_ns: f64,
     /// One inter-processor interrupt, from the write of the sender's
-    /// interrupt command register to the handler running on the target
-    /// (1-2 us on x86 servers; a membarrier or TLB shootdown costs about
-    /// that per target CPU).
+    /// interrupt command register to the handler running on the target:
+    /// 1.5 us, the middle of the 1-2 us measured on x86 servers (the
+    /// AEX-Notify paper's APIC IPI microbenchmarks, `sgx-step`, and the
+    /// usual rule of about 2 us per target CPU for an IPI-based operation
+    /// such as a TLB shootdown). [`membarrier`](crate::membarrier) pays it
+    /// per CPU it interrupts.
     pub ipi_ns: f64,
+    /// [`membarrier`](crate::membarrier): what the IPI's handler (interrupt
+    /// entry, a full barrier, exit) takes from the thread it interrupts.
+    /// Not measured: a third of [`Costs::ipi_ns`] (the delivery dominates
+    /// an IPI's latency); vary it to see what it moves.
+    pub ipi_handler_ns: f64,
 }
 
 impl Costs {
@@ -187,6 +195,7 @@ impl Default for Costs {
             switch_ns: 1200.0,
             wake_ns: 1500.0 + 1200.0,
             ipi_ns: 1500.0,
+            ipi_handler_ns: 500.0,
         }
     }
 }

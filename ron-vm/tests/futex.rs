@@ -164,3 +164,46 @@ fn outside_a_vm_nothing_happens() {
     assert!(!w.futex_wait(0, None));
     assert_eq!(w.futex_wake(1), 0);
 }
+
+/// `membarrier`: the caller pays a syscall and one IPI per other CPU that
+/// runs a thread (a sleeper's CPU is idle and not counted); each running
+/// thread interrupted loses the handler's time.
+#[test]
+fn a_membarrier_costs_an_ipi_per_running_cpu() {
+    let c = Costs::default();
+    let mut vm = Vm::new(uniform(4, 50.0), c.clone());
+    let word = Arc::new(AtomicU32::new(0));
+    let (interrupted, woke_at) = (Rc::new(Cell::new(0)), Rc::new(Cell::new(0)));
+    let (w, k) = (Arc::clone(&word), Rc::clone(&interrupted));
+    vm.spawn(0, move || {
+        ron_vm::work(1_000.0);
+        k.set(ron_vm::membarrier());
+        w.futex_wake(1);
+    });
+    for cpu in 1..3 {
+        let line = Arc::new(AtomicU32::new(0));
+        vm.spawn(cpu, move || {
+            ron_vm::work(5_000.0);
+            line.load(std::sync::atomic::Ordering::SeqCst);
+        });
+    }
+    let (w, at) = (Arc::clone(&word), Rc::clone(&woke_at));
+    vm.spawn(3, move || {
+        w.futex_wait(0, None);
+        at.set(ron_vm::now_ps());
+    });
+    let r = vm.run();
+    assert_eq!(interrupted.get(), 2);
+    let barrier_done = ps(1_000.0) + ps(c.yield_ns) + 2 * ps(c.ipi_ns);
+    assert_eq!(ps(r.end_ns[0]), barrier_done + ps(c.yield_ns));
+    for t in 1..3 {
+        // Their work, the handler, then a cold load.
+        assert_eq!(
+            ps(r.end_ns[t]),
+            ps(5_000.0) + ps(c.ipi_handler_ns) + ps(c.cold_ns)
+        );
+    }
+    assert_eq!(woke_at.get(), barrier_done + ps(c.wake_ns));
+    // Outside a VM it is a fence.
+    assert_eq!(ron_vm::membarrier(), 0);
+}
