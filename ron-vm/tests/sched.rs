@@ -209,3 +209,53 @@ fn oversubscribed(suspend: bool, paced: bool) -> String {
         format!("{out}end {:?}\nstats {:?}", r.end_ns, r.stats)
     }
 }
+
+/// A futex wake that queues a thread on a CPU whose running thread is a
+/// suspended spinner ends the suspension where the spinner's slice is over
+/// (its first look after it), as running every look would: the woken
+/// thread runs about 3 ms after the spinner started, long before the
+/// spinner's wait ends; same trace with and without suspension.
+#[test]
+fn a_wake_onto_a_spinning_cpu_preempts_the_spinner_at_its_slice() {
+    let run = |suspend_spinners: bool| {
+        let c = Costs {
+            suspend_spinners,
+            ..Costs::default()
+        };
+        let mut vm = Vm::new(Machine::new(2, vec![0.0, 40.0, 40.0, 0.0]).unwrap(), c);
+        let sleep = Arc::new(Line(AtomicU32::new(0)));
+        let word = Arc::new(Line(AtomicU32::new(0)));
+        let log = Rc::new(RefCell::new(Vec::new()));
+        let (s, l) = (Arc::clone(&sleep), Rc::clone(&log));
+        vm.spawn(0, move || {
+            s.0.futex_wait(0, None);
+            l.borrow_mut().push(("woken runs", ron_vm::now_ps()));
+        });
+        let (w, l) = (Arc::clone(&word), Rc::clone(&log));
+        vm.spawn(0, move || {
+            l.borrow_mut().push(("spinner starts", ron_vm::now_ps()));
+            while w.0.spin_while(u32::MAX, SeqCst, |v| v == 0).is_none() {}
+            l.borrow_mut().push(("spinner sees", ron_vm::now_ps()));
+        });
+        let (s, w) = (Arc::clone(&sleep), Arc::clone(&word));
+        vm.spawn(1, move || {
+            ron_vm::work(50_000.0);
+            s.0.futex_wake(1);
+            ron_vm::work(5e6);
+            w.0.store(1, SeqCst);
+        });
+        let r = vm.run();
+        let out = log.borrow().clone();
+        (out, r.end_ns, r.stats)
+    };
+    let with = run(true);
+    assert_eq!(with, run(false));
+    let log = &with.0;
+    let (start, woken) = (log[0].1, log[1].1);
+    assert_eq!(log[1].0, "woken runs");
+    assert!(
+        woken >= start + ps(3e6) && woken < start + ps(3e6) + ps(2_000.0),
+        "{log:?}"
+    );
+    assert_eq!(log[2].0, "spinner sees");
+}
