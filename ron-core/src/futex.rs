@@ -1,8 +1,9 @@
 //! Sleeping on a 32-bit word until another thread changes it and wakes
-//! the sleepers (`std` only): the futex on Linux, a poll of the word
-//! (spin, then yield) elsewhere and under loom, shuttle and the VM, where a
-//! lost wake-up then
-//! shows up as a waiter that polls forever.
+//! the sleepers (`std` only): the futex on Linux, the virtual machine's
+//! futex under `cfg(ron_vm)` (a sleeper costs no CPU time; a lost wake-up
+//! stops the run), a poll of the word (spin, then yield) elsewhere and
+//! under loom and shuttle, where a lost wake-up then shows up as a waiter
+//! that polls forever.
 //!
 //! `wait` may always return early (a signal, a spurious wake-up, the
 //! deadline): callers re-check their condition in a loop.
@@ -13,7 +14,9 @@
 //! on every CPU running a thread of this process, so the light side, on
 //! the hot path, is only a compiler fence. Where `membarrier` cannot be
 //! registered (an old kernel, a seccomp filter), elsewhere, and under
-//! loom, shuttle, Miri and the VM, both sides are `fence(SeqCst)`.
+//! loom, shuttle and Miri, both sides are `fence(SeqCst)`. The VM models
+//! the registered Linux build: the heavy side is the VM's priced
+//! `membarrier`, the light side a fence (free in the VM).
 
 use crate::sync::AtomicU32;
 use crate::sync::Ordering;
@@ -65,8 +68,29 @@ pub(crate) fn wake(word: &AtomicU32, n: u32) {
     }
 }
 
+/// Sleeps on the VM's futex while `*word == seen`, until `deadline` (may
+/// return early).
+#[cfg(all(ron_vm, not(loom), not(shuttle)))]
+pub(crate) fn wait(word: &AtomicU32, seen: u32, deadline: Deadline) {
+    let timeout = match deadline.remaining() {
+        None => None,
+        Some(left) if left.is_zero() => return,
+        Some(left) => Some(left),
+    };
+    word.futex_wait(seen, timeout);
+}
+
+/// Wakes up to `n` threads sleeping on `word` in the VM.
+#[cfg(all(ron_vm, not(loom), not(shuttle)))]
+pub(crate) fn wake(word: &AtomicU32, n: u32) {
+    word.futex_wake(n);
+}
+
 /// Polls `*word` until it changes or `deadline` passes.
-#[cfg(not(all(target_os = "linux", not(loom), not(shuttle), not(ron_vm))))]
+#[cfg(not(any(
+    all(target_os = "linux", not(loom), not(shuttle), not(ron_vm)),
+    all(ron_vm, not(loom), not(shuttle))
+)))]
 pub(crate) fn wait(word: &AtomicU32, seen: u32, deadline: Deadline) {
     let mut relax = crate::relax::SpinThenYield::default();
     // Relaxed: only waits for the word to change; callers re-check their
@@ -78,7 +102,10 @@ pub(crate) fn wait(word: &AtomicU32, seen: u32, deadline: Deadline) {
 }
 
 /// Pollers need no wake-up.
-#[cfg(not(all(target_os = "linux", not(loom), not(shuttle), not(ron_vm))))]
+#[cfg(not(any(
+    all(target_os = "linux", not(loom), not(shuttle), not(ron_vm)),
+    all(ron_vm, not(loom), not(shuttle))
+)))]
 pub(crate) fn wake(_word: &AtomicU32, _n: u32) {}
 
 /// Whether this build may use `membarrier(2)` for [`heavy_fence`].
@@ -137,6 +164,10 @@ pub(crate) fn light_fence() {
 pub(crate) fn heavy_fence() {
     // This thread's own order: its earlier stores before its later loads.
     crate::sync::fence(Ordering::SeqCst);
+    // The VM prices the registered build's membarrier (its order is
+    // sequentially consistent already).
+    #[cfg(all(ron_vm, not(loom), not(shuttle)))]
+    ron_vm::membarrier();
     #[cfg(all(target_os = "linux", not(loom), not(shuttle), not(ron_vm), not(miri)))]
     if asym_mode() == ASYM_MEMBARRIER {
         // SAFETY: membarrier takes two integers and touches no memory of

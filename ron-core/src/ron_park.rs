@@ -46,8 +46,9 @@
 //! writes one word (`state`, `lock`), then fences, then reads the other.
 //! The fences are an asymmetric pair (`futex::heavy_fence` on the parking
 //! side, `futex::light_fence` on the release): on Linux, `membarrier(2)`
-//! with a compiler fence on the release, elsewhere (and under loom, shuttle,
-//! Miri and the VM) `fence(SeqCst)` on both sides. Either way they order
+//! with a compiler fence on the release (the VM prices that membarrier),
+//! elsewhere (and under loom, shuttle and Miri) `fence(SeqCst)` on both
+//! sides. Either way they order
 //! as two `SeqCst` fences would, so at least one side sees the other's
 //! write: if the waiter saw the lock held, the release that frees it sees
 //! the waiter's registration (or a later value of `state`). That release

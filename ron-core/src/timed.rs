@@ -19,7 +19,14 @@
 //! attempt leaves the lock in a state where nobody waits on its behalf: no
 //! grant can be handed to a thread that has left.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+// Under `ron_vm` deadlines run on the VM's virtual clock (the host's would
+// make a timed wait depend on how fast the host simulates it).
+#[cfg(ron_vm)]
+use crate::sync::Instant;
+#[cfg(not(ron_vm))]
+use std::time::Instant;
 
 use crate::relax::Relax;
 
@@ -36,9 +43,18 @@ impl Deadline {
     }
 
     /// At `instant` (possibly in the past: then one attempt is made).
+    #[cfg(not(ron_vm))]
     #[inline]
     pub fn at(instant: Instant) -> Self {
         Deadline(Some(instant))
+    }
+
+    /// At host instant `instant`, taken as that far from the virtual now
+    /// (deadlines run on the VM's clock under `ron_vm`).
+    #[cfg(ron_vm)]
+    #[inline]
+    pub fn at(instant: std::time::Instant) -> Self {
+        Self::after(instant.saturating_duration_since(std::time::Instant::now()))
     }
 
     /// Never gives up.

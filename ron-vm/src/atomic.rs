@@ -142,6 +142,27 @@ instrumented!(
     AtomicUsize, usize, [fetch_add, fetch_sub, fetch_and, fetch_or, fetch_xor]
 );
 
+impl AtomicU32 {
+    /// `FUTEX_WAIT` on this word: sleeps while it holds `seen`, until a
+    /// [`futex_wake`](Self::futex_wake) or `timeout` (see
+    /// [`futex_wait`](crate::futex_wait)); false outside a VM.
+    pub fn futex_wait(&self, seen: u32, timeout: Option<core::time::Duration>) -> bool {
+        // Relaxed: the VM runs one operation at a time (the kernel's
+        // compare is atomic with its sleep).
+        crate::exec::futex_wait(
+            self.addr(),
+            || self.0.load(Ordering::Relaxed) == seen,
+            timeout,
+        )
+    }
+
+    /// `FUTEX_WAKE` on this word: wakes up to `n` sleepers (see
+    /// [`futex_wake`](crate::futex_wake)); how many it woke.
+    pub fn futex_wake(&self, n: u32) -> u32 {
+        crate::exec::futex_wake(self.addr(), n)
+    }
+}
+
 /// An instrumented `AtomicPtr<T>`.
 #[repr(transparent)]
 pub struct AtomicPtr<T>(ca::AtomicPtr<T>);

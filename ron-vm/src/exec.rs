@@ -15,6 +15,7 @@ use corosensei::{Coroutine, CoroutineResult, Yielder};
 
 use crate::cost::{Access, CostStats, Memory, Reservation};
 use crate::machine::{Costs, Machine, ns_to_ps};
+use crate::sched::{Sched, State};
 
 type Fiber = Coroutine<(), (), (), DefaultStack>;
 
@@ -26,6 +27,10 @@ const MAX_WATCHED: usize = 1;
 
 /// Look times a [`Park`] stores one by one before its pacing is constant.
 const HEAD: usize = 12;
+
+/// `Park::woke`'s line when the scheduler, not a write, ended a suspension
+/// (no line number is this large).
+const NO_LINE: u64 = u64::MAX;
 
 /// A waiter suspended in [`spin_while`] or [`park_looks`]: its looks
 /// `k, k + 1, .. spins - 1` all hit its lines (in `lines` order, one hit
@@ -45,8 +50,13 @@ struct Park {
     nhead: usize,
     period: u64,
     spins: u64,
-    /// The look that a write woke it at, and the line of that write.
+    /// The look that a write woke it at, and the line of that write
+    /// (`NO_LINE`: its CPU's scheduler ended the suspension there).
     woke: Option<(u64, u64)>,
+    /// The cost of one look (ps).
+    look: u64,
+    /// The first look whose relax is a yield, if its pacing reaches yields.
+    yield_from: Option<u64>,
 }
 
 impl Park {
@@ -60,6 +70,18 @@ impl Park {
         } else {
             self.head[last] + (i - last as u64) * self.period
         }
+    }
+
+    /// The first look (`>= k`) that starts at or after `t`.
+    fn first_from(&self, t: u64) -> u64 {
+        for i in 0..self.nhead {
+            if self.head[i] >= t {
+                return self.k + i as u64;
+            }
+        }
+        let last = self.nhead - 1;
+        let d = t - self.head[last];
+        self.k + last as u64 + d.div_ceil(self.period)
     }
 
     /// The first look whose load at `offset` after its start comes after
@@ -155,6 +177,15 @@ pub(crate) struct Sim {
     /// Per fiber: its `FiberLocal` values (boxed, freed when it ends).
     pub(crate) locals: Vec<HashMap<usize, Box<dyn Any>>>,
     switches: u64,
+    /// Run queues, the thread on each CPU, futex sleepers.
+    sched: Sched,
+    /// `Costs::slice_ns`, `switch_ns`, `wake_ns` in ps.
+    slice: u64,
+    switch: u64,
+    wake: u64,
+    /// `Costs::ipi_ns`, `Costs::ipi_handler_ns` in ps.
+    ipi: u64,
+    ipi_handler: u64,
 }
 
 impl Sim {
@@ -167,12 +198,6 @@ impl Sim {
             }
             self.ready.pop();
         }
-    }
-
-    /// The earliest runnable fiber, taken from the queue.
-    fn pop_valid(&mut self) -> Option<usize> {
-        self.drop_stale_top();
-        self.ready.pop().map(|Reverse((_, j, _))| j)
     }
 
     /// A store or RMW of fiber `w` took effect on `line` at `t` (ps): every
@@ -245,6 +270,11 @@ impl Sim {
         if !lines.iter().all(|&l| self.mem.holds(cpu, l)) {
             return None;
         }
+        if self.sched.moved[me] {
+            // Off its CPU since its last look: another thread of the CPU
+            // may have written the line, which the CPU still holds.
+            return None;
+        }
         let look = lines.len() as u64 * self.mem.hit_ps();
         let mut head = [0; HEAD];
         head[0] = self.clocks[me];
@@ -262,6 +292,9 @@ impl Sim {
         if period == 0 {
             return None;
         }
+        // The steady relax is a yield from look `k + nhead - 1` on.
+        let yield_from =
+            (pacing.then_yield && p > pacing.max_pauses as u64).then_some(k + nhead as u64 - 1);
         let mut park = Park {
             lines: [0; MAX_WATCHED],
             load_at: [0; MAX_WATCHED],
@@ -272,6 +305,8 @@ impl Sim {
             period,
             spins,
             woke: None,
+            look,
+            yield_from,
         };
         // The suspension ends no later than the last look that starts
         // within the time limit (the looks and relaxes it skips stay
@@ -286,6 +321,9 @@ impl Sim {
             }
         };
         park.spins = spins.min(limit);
+        if self.sched.shared[cpu] {
+            park.spins = park.spins.min(self.sched_limit(cpu, &park));
+        }
         if park.spins <= k {
             return None;
         }
@@ -303,6 +341,142 @@ impl Sim {
         self.clocks[me] = park.at(park.spins);
         self.parked[me] = Some(park);
         Some(self.yielders[me])
+    }
+
+    /// The first look of suspended waiter `p` on `cpu` that must run for
+    /// real because of the scheduler: the first that starts once its slice
+    /// is over and a queued thread is runnable (a preemption point), or the
+    /// first whose relax is a yield that starts once a queued thread is
+    /// runnable (the yield switches). `u64::MAX` while nobody is queued.
+    fn sched_limit(&self, cpu: usize, p: &Park) -> u64 {
+        let Some(at) = self.sched.preempt_at(cpu) else {
+            return u64::MAX;
+        };
+        let mut lim = p.first_from(at);
+        if let (Some(y), Some(ready)) = (p.yield_from, self.sched.min_ready(cpu)) {
+            lim = lim.min(p.first_from(ready.saturating_sub(p.look)).max(y));
+        }
+        lim
+    }
+
+    /// A thread was queued on `cpu`: if its running thread is a suspended
+    /// waiter, its suspension ends at the first look the scheduler now
+    /// needs run for real (see `sched_limit`).
+    fn cut_suspension(&mut self, cpu: usize) {
+        let Some(r) = self.sched.on_cpu[cpu] else {
+            return;
+        };
+        let Some(p) = self.parked[r].as_ref() else {
+            return;
+        };
+        let lim = self.sched_limit(cpu, p);
+        let end = p.woke.map_or(p.spins, |w| w.0);
+        if lim < end {
+            let at = p.at(lim);
+            if let Some(p) = self.parked[r].as_mut() {
+                p.woke = Some((lim, NO_LINE));
+            }
+            self.clocks[r] = at;
+            self.gens[r] = self.gens[r].wrapping_add(1);
+            self.ready.push(Reverse((at, r, self.gens[r])));
+        }
+    }
+
+    /// Takes running thread `me` off its CPU at its clock, into state
+    /// `to` (`Queued`: at the back of the run queue, runnable at once;
+    /// `Sleeping`), and gives the CPU to the next thread.
+    fn off_cpu(&mut self, me: usize, to: State) {
+        let (cpu, t) = (self.cpus[me], self.clocks[me]);
+        self.sched.state[me] = to;
+        self.sched.moved[me] = true;
+        if to == State::Queued {
+            self.sched.ready_at[me] = t;
+            self.sched.runq[cpu].push_back(me);
+        }
+        self.gens[me] = self.gens[me].wrapping_add(1);
+        self.sched.on_cpu[cpu] = None;
+        self.sched.free_at[cpu] = t;
+        self.run_next(cpu, t);
+    }
+
+    /// CPU `cpu` is free from `t`: the first queued thread runnable by the
+    /// end of a switch (else the one runnable first) runs from then, with
+    /// a new time slice.
+    fn run_next(&mut self, cpu: usize, t: u64) {
+        let sw = t + self.switch;
+        let q = &self.sched.runq[cpu];
+        let pick = q
+            .iter()
+            .position(|&b| self.sched.ready_at[b] <= sw)
+            .or_else(|| (0..q.len()).min_by_key(|&i| (self.sched.ready_at[q[i]], i)));
+        let Some(b) = pick.and_then(|i| self.sched.runq[cpu].remove(i)) else {
+            return;
+        };
+        let at = sw.max(self.sched.ready_at[b]).max(self.clocks[b]);
+        self.start_on(cpu, b, at);
+    }
+
+    /// Thread `b` runs on `cpu` from `at` (a new slice).
+    fn start_on(&mut self, cpu: usize, b: usize, at: u64) {
+        self.clocks[b] = at;
+        self.sched.state[b] = State::Running;
+        self.sched.on_cpu[cpu] = Some(b);
+        self.sched.slice_end[cpu] = at + self.slice;
+        self.gens[b] = self.gens[b].wrapping_add(1);
+        self.ready.push(Reverse((at, b, self.gens[b])));
+    }
+
+    /// Sleeping thread `th` is woken, runnable from `ready`: it runs at
+    /// once on its CPU if that is free, else it joins the run queue.
+    fn make_runnable(&mut self, th: usize, ready: u64) {
+        self.sched.unlist(th);
+        let cpu = self.cpus[th];
+        if self.sched.on_cpu[cpu].is_none() {
+            let at = ready.max(self.clocks[th]).max(self.sched.free_at[cpu]);
+            self.start_on(cpu, th, at);
+        } else {
+            self.sched.state[th] = State::Queued;
+            self.sched.ready_at[th] = ready.max(self.clocks[th]);
+            self.sched.runq[cpu].push_back(th);
+            self.gens[th] = self.gens[th].wrapping_add(1);
+            self.cut_suspension(cpu);
+        }
+    }
+
+    /// The next fiber to run: the earliest valid entry of the ready queue
+    /// whose thread runs; a sleeper's entry is its timer, which wakes it.
+    /// `None` when nothing is left to run.
+    ///
+    /// # Panics
+    /// When threads are left and all of them sleep without a timer (a
+    /// lost wake-up).
+    fn next_fiber(&mut self) -> Option<usize> {
+        loop {
+            self.drop_stale_top();
+            let Some(Reverse((c, j, _))) = self.ready.pop() else {
+                let asleep = self
+                    .sched
+                    .state
+                    .iter()
+                    .filter(|&&s| s == State::Sleeping)
+                    .count();
+                assert!(
+                    asleep == 0,
+                    "ron-vm: {asleep} virtual threads sleep on a futex and nothing else runs (a lost wake-up?)"
+                );
+                return None;
+            };
+            match self.sched.state[j] {
+                State::Running => return Some(j),
+                State::Sleeping => self.time_out(j, c),
+                State::Queued | State::Done => {}
+            }
+        }
+    }
+
+    /// The timer of sleeper `j` fired at `at`.
+    fn time_out(&mut self, j: usize, at: u64) {
+        self.make_runnable(j, at + self.wake);
     }
 
     /// Fiber `me` resumes from a suspension: the look it runs next.
@@ -400,6 +574,31 @@ fn sync_point() -> bool {
     true
 }
 
+/// A preemption point (the caller is synchronized, at its own virtual
+/// time): if its time slice is over and a thread queued on its CPU is
+/// runnable, the caller goes to the back of the run queue and returns when
+/// it runs again.
+#[inline]
+fn preempt_point() {
+    let y = with_fiber(|s, me| {
+        let cpu = s.cpus[me];
+        if !s.sched.shared[cpu] {
+            return None;
+        }
+        match s.sched.preempt_at(cpu) {
+            Some(at) if s.clocks[me] >= at => {
+                s.off_cpu(me, State::Queued);
+                Some(s.yielders[me])
+            }
+            _ => None,
+        }
+    });
+    if let Some(Some(y)) = y {
+        // SAFETY: as in `sync_point`: `y` is this running fiber's yielder.
+        unsafe { (*y).suspend(()) };
+    }
+}
+
 /// Charges an access to `addr` by the calling virtual thread at its virtual
 /// time (after every thread with an earlier clock has run up to it); the
 /// access takes effect when the line is there (at once for a hit), and the
@@ -409,7 +608,9 @@ pub fn access(addr: usize, kind: Access) {
     if !sync_point() {
         return;
     }
+    preempt_point();
     let pending = with_fiber(|s, me| {
+        s.sched.moved[me] = false;
         let line = s.mem.line_of(addr);
         let r = s.mem.reserve(s.cpus[me], kind, line, s.clocks[me]);
         if r.hit {
@@ -452,6 +653,7 @@ pub fn access_all(addrs: &[usize], kind: Access) {
     if !sync_point() {
         return;
     }
+    preempt_point();
     let Some(mlp) = with_fiber(|s, _| s.mlp) else {
         return;
     };
@@ -466,6 +668,7 @@ pub fn access_all(addrs: &[usize], kind: Access) {
     let mut out: Vec<(u64, u64, Reservation)> = Vec::with_capacity(addrs.len());
     let mut done = 0u64;
     with_fiber(|s, me| {
+        s.sched.moved[me] = false;
         let t0 = s.clocks[me];
         let mut arrivals: Vec<u64> = Vec::new();
         done = t0;
@@ -656,13 +859,150 @@ pub fn pause() {
     }
 }
 
-/// Gives the CPU away: costs `Costs::yield_ns` and returns at once (one
-/// virtual thread per virtual CPU); `std::thread::yield_now` outside a VM.
+/// `sched_yield`: costs `Costs::yield_ns`; if then a thread queued on the
+/// caller's CPU is runnable, the caller goes to the back of the run queue
+/// and that thread runs (after a switch, `Costs::switch_ns`); else it
+/// returns at once. `std::thread::yield_now` outside a VM.
 #[inline]
 pub fn yield_now() {
-    if !advance(|s| s.yield_) {
-        std::thread::yield_now();
+    let shared = with_fiber(|s, me| s.sched.shared[s.cpus[me]]);
+    match shared {
+        None => std::thread::yield_now(),
+        Some(false) => {
+            advance(|s| s.yield_);
+        }
+        Some(true) => {
+            // At its own virtual time: the run queue as it is then.
+            sync_point();
+            advance(|s| s.yield_);
+            let y = with_fiber(|s, me| {
+                let cpu = s.cpus[me];
+                if s.sched.ready_by(cpu, s.clocks[me]) {
+                    s.off_cpu(me, State::Queued);
+                    Some(s.yielders[me])
+                } else {
+                    None
+                }
+            });
+            if let Some(Some(y)) = y {
+                // SAFETY: as in `sync_point`: `y` is this running fiber's yielder.
+                unsafe { (*y).suspend(()) };
+            }
+        }
     }
+}
+
+/// `membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED)`: a full barrier on
+/// every CPU running a thread of the process, by an IPI to each. The
+/// caller pays one syscall (`Costs::yield_ns`) and `Costs::ipi_ns` per
+/// other CPU that runs a thread now (one after the other: the cost grows
+/// with the CPUs running the process; the kernel overlaps some of these
+/// deliveries, so this is the pessimistic end). Each of those CPUs' running
+/// threads loses `Costs::ipi_handler_ns` (the handler); a waiter the VM
+/// has suspended ([`spin_while`], [`park_looks`]) is not delayed (its
+/// looks see nothing new), nor is a thread whose miss is in flight (the
+/// miss absorbs it). Returns the CPUs interrupted (0 outside a VM: then it
+/// only runs a `SeqCst` fence).
+pub fn membarrier() -> usize {
+    if !sync_point() {
+        core::sync::atomic::fence(core::sync::atomic::Ordering::SeqCst);
+        return 0;
+    }
+    with_fiber(|s, me| {
+        let mine = s.cpus[me];
+        let mut k = 0;
+        for cpu in 0..s.sched.on_cpu.len() {
+            let Some(r) = s.sched.on_cpu[cpu] else {
+                continue;
+            };
+            if cpu == mine || r == me {
+                continue;
+            }
+            k += 1;
+            if s.parked[r].is_none() {
+                s.clocks[r] += s.ipi_handler;
+                s.gens[r] = s.gens[r].wrapping_add(1);
+                s.ready.push(Reverse((s.clocks[r], r, s.gens[r])));
+            }
+        }
+        s.clocks[me] += s.yield_ + k as u64 * s.ipi;
+        k
+    })
+    .unwrap_or(0)
+}
+
+/// `FUTEX_WAIT`: the kernel loads the word at `addr` (a priced load);
+/// if `unchanged()` (the caller's real read of it, right after) is true,
+/// the calling virtual thread sleeps on `addr` until [`futex_wake`] wakes
+/// it or `timeout` (virtual) passes: it costs no CPU time and its CPU runs
+/// the next queued thread. Either way the call costs one syscall
+/// (`Costs::yield_ns`) before the thread sleeps or returns; a woken thread
+/// runs `Costs::wake_ns` after the wake (or its timer), later if its CPU
+/// is busy. May return early, as a futex may; the caller re-checks.
+/// Returns false outside a VM (nothing done).
+pub fn futex_wait(
+    addr: usize,
+    unchanged: impl FnOnce() -> bool,
+    timeout: Option<core::time::Duration>,
+) -> bool {
+    if !in_vm() {
+        return false;
+    }
+    on_load(addr);
+    if !unchanged() {
+        advance(|s| s.yield_);
+        return true;
+    }
+    let y = with_fiber(|s, me| {
+        s.clocks[me] += s.yield_;
+        let at = timeout.map(|d| {
+            let ps = u64::try_from(d.as_nanos())
+                .unwrap_or(u64::MAX)
+                .saturating_mul(1000);
+            s.clocks[me].saturating_add(ps)
+        });
+        s.sched.futex.entry(addr).or_default().push_back(me);
+        s.sched.sleeps_on[me] = Some(addr);
+        s.off_cpu(me, State::Sleeping);
+        if let Some(at) = at.filter(|&at| at <= s.max_ps) {
+            // Its timer: an entry of the ready queue while it sleeps.
+            s.ready.push(Reverse((at, me, s.gens[me])));
+        }
+        s.yielders[me]
+    });
+    if let Some(y) = y {
+        // SAFETY: as in `sync_point`: `y` is this running fiber's yielder.
+        unsafe { (*y).suspend(()) };
+    }
+    true
+}
+
+/// `FUTEX_WAKE`: wakes up to `n` threads sleeping on `addr` (the first to
+/// sleep first), each runnable `Costs::wake_ns` after this call starts;
+/// costs the caller one syscall (`Costs::yield_ns`). Returns how many it
+/// woke (0 outside a VM).
+pub fn futex_wake(addr: usize, n: u32) -> u32 {
+    if !sync_point() {
+        return 0;
+    }
+    with_fiber(|s, me| {
+        let t = s.clocks[me];
+        s.clocks[me] += s.yield_;
+        let mut woke = 0;
+        while woke < n {
+            let Some(th) = s.sched.futex.get_mut(&addr).and_then(|l| l.pop_front()) else {
+                break;
+            };
+            s.sched.sleeps_on[th] = None;
+            s.make_runnable(th, t + s.wake);
+            woke += 1;
+        }
+        if s.sched.futex.get(&addr).is_some_and(|l| l.is_empty()) {
+            s.sched.futex.remove(&addr);
+        }
+        woke
+    })
+    .unwrap_or(0)
 }
 
 /// Spends `ns` of local work (no memory traffic); nothing outside a VM.
@@ -781,18 +1121,27 @@ impl Vm {
         let n = self.threads.len();
         let installed = !SIM.with(|c| c.get()).is_null();
         assert!(!installed, "ron-vm: a VM is already running on this thread");
+        let cpus: Vec<usize> = self.threads.iter().map(|t| t.0).collect();
+        let sched = Sched::new(
+            self.machine.n(),
+            &cpus,
+            ns_to_ps(self.costs.slice_ns).max(1),
+        );
         let sim = Box::new(Sim {
             mem: Memory::new(self.machine, &self.costs),
             pause: ns_to_ps(self.costs.pause_ns),
             yield_: ns_to_ps(self.costs.yield_ns),
             max_ps: ns_to_ps(self.costs.max_virtual_ns),
             mlp: self.costs.mlp.max(1),
-            cpus: self.threads.iter().map(|t| t.0).collect(),
+            cpus,
             clocks: vec![0; n],
             current: 0,
             in_fiber: false,
             dead: false,
-            ready: (0..n).map(|i| Reverse((0, i, 0))).collect(),
+            ready: (0..n)
+                .filter(|&i| sched.state[i] == State::Running)
+                .map(|i| Reverse((0, i, 0)))
+                .collect(),
             gens: vec![0; n],
             suspend: self.costs.suspend_spinners,
             parked: vec![None; n],
@@ -800,6 +1149,12 @@ impl Vm {
             yielders: vec![core::ptr::null(); n],
             locals: (0..n).map(|_| HashMap::new()).collect(),
             switches: 0,
+            sched,
+            slice: ns_to_ps(self.costs.slice_ns).max(1),
+            switch: ns_to_ps(self.costs.switch_ns),
+            wake: ns_to_ps(self.costs.wake_ns),
+            ipi: ns_to_ps(self.costs.ipi_ns),
+            ipi_handler: ns_to_ps(self.costs.ipi_handler_ns),
         });
         let sim = Box::into_raw(sim);
         SIM.with(|c| c.set(sim));
@@ -826,7 +1181,7 @@ impl Vm {
                 // only while a fiber runs.
                 unsafe { &mut *sim }
             };
-            let Some(mut i) = st().pop_valid() else {
+            let Some(mut i) = st().next_fiber() else {
                 return;
             };
             loop {
@@ -838,9 +1193,17 @@ impl Vm {
                 let s = st();
                 s.in_fiber = false;
                 match r {
+                    CoroutineResult::Yield(()) if s.sched.state[i] != State::Running => {
+                        // It left its CPU (queued or asleep).
+                        match s.next_fiber() {
+                            Some(next) => i = next,
+                            None => break,
+                        }
+                    }
                     CoroutineResult::Yield(()) => {
                         // Put `i` back and take the earliest: one sift.
                         let mine = (s.clocks[i], i, s.gens[i]);
+                        let mut took = None;
                         while let Some(mut top) = s.ready.peek_mut() {
                             let Reverse((c, j, g)) = *top;
                             if s.gens[j] != g {
@@ -849,16 +1212,34 @@ impl Vm {
                             }
                             if (c, j) < (mine.0, mine.1) {
                                 *top = Reverse(mine);
-                                i = j;
+                                took = Some((c, j));
                             }
                             break;
+                        }
+                        if let Some((c, j)) = took {
+                            if s.sched.state[j] == State::Running {
+                                i = j;
+                            } else {
+                                // A sleeper's timer: it fires now.
+                                s.time_out(j, c);
+                                match s.next_fiber() {
+                                    Some(next) => i = next,
+                                    None => break,
+                                }
+                            }
                         }
                     }
                     CoroutineResult::Return(()) => {
                         let locals = std::mem::take(&mut s.locals[i]);
                         fibers[i] = None;
                         drop(locals);
-                        match st().pop_valid() {
+                        let s = st();
+                        let cpu = s.cpus[i];
+                        s.sched.state[i] = State::Done;
+                        s.sched.on_cpu[cpu] = None;
+                        s.sched.free_at[cpu] = s.clocks[i];
+                        s.run_next(cpu, s.clocks[i]);
+                        match s.next_fiber() {
                             Some(next) => i = next,
                             None => break,
                         }

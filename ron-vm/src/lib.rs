@@ -51,7 +51,7 @@
 //! | any other access (a miss) | `a = start + L[src][me]`, `start` as above (relay: `max(t, busy_until)`) | load: `a`; store / RMW: `max(a, start + invalidation) + hit_ns` (+ `rmw_ns`) | load: shared by the old owner, the sharers and `me`; store / RMW: owned by `me` |
 //! | [`access_all`] of `k` lines | each miss as above, up to [`Costs::mlp`] outstanding (the next issued when the earliest arrives) | the last completion | as above |
 //! | [`pause`] | | `t + pause_ns` (40: an x86 `pause` is ~140 cycles on Skylake and later) | - |
-//! | [`yield_now`] | | `t + yield_ns` (300: a `sched_yield` syscall with nothing else to run); returns at once, one thread per CPU | - |
+//! | [`yield_now`] | | `t + yield_ns` (300: a `sched_yield` syscall with nothing else to run); then, if a thread queued on its CPU is runnable, it goes behind it (see below) | - |
 //! | [`work`]`(ns)` | | `t + ns` | - |
 //!
 //! A ping-pong between CPUs `a` and `b` thus pays `L[a][b] + L[b][a]` per
@@ -76,7 +76,48 @@
 //!   resource sharing and frequency are not modelled.
 //! * Local computation between hooks is free; workloads charge it with
 //!   [`work`].
-//! * `yield_now` never switches: there is one virtual thread per CPU.
+//! * Scheduling: see below.
+//!
+//! ## Scheduler and futex
+//! Each virtual thread is pinned to its CPU (no migration). With one
+//! thread per CPU nothing below happens but futex sleeps, and a run is the
+//! same as without a scheduler. With more, each CPU runs one thread at a
+//! time and keeps the others in a FIFO run queue:
+//!
+//! * **Time slices.** The running thread is preempted once its slice
+//!   ([`Costs::slice_ns`], 3 ms: Linux EEVDF's base slice on 8 CPUs or
+//!   more) is over and a queued thread is runnable, at its next
+//!   *preemption point*: a memory access (or [`access_all`]), a
+//!   [`yield_now`] or a futex call ([`pause`] and [`work`] run to their
+//!   end). It goes to the back of the queue.
+//! * **Switches.** A CPU that changes threads at `t` starts the next one
+//!   (the first in queue order runnable by then) at
+//!   `max(t + switch_ns, when it became runnable)` ([`Costs::switch_ns`],
+//!   1.2 us: a futex ping-pong of two threads on one core), with a new
+//!   slice.
+//! * **`sched_yield`** ([`yield_now`]): costs `yield_ns`; then, if a queued
+//!   thread is runnable, the caller goes to the back of the run queue and
+//!   the CPU switches; else it returns.
+//! * **Futex** ([`futex_wait`], [`futex_wake`], or the methods of
+//!   [`atomic::AtomicU32`]): a wait loads the word (priced) and, if it
+//!   still holds the expected value, the thread sleeps after one syscall
+//!   (`yield_ns`): it is not scheduled and costs no CPU time; its CPU runs
+//!   the next queued thread or idles. A wake costs its caller one syscall
+//!   and makes up to `n` sleepers (first asleep first) runnable
+//!   [`Costs::wake_ns`] after the call (2.7 us: a reschedule IPI to the
+//!   sleeper's idle CPU, [`Costs::ipi_ns`], and a switch): a sleeper whose
+//!   CPU is idle runs then; else it joins the back of the run queue (no
+//!   wake-up preemption). A timed wait's timer wakes it the same way. A
+//!   run in which every thread left sleeps with no timer stops with a
+//!   panic (a lost wake-up).
+//! * **`membarrier(PRIVATE_EXPEDITED)`** ([`membarrier`]): the caller
+//!   pays a syscall (`yield_ns`) and [`Costs::ipi_ns`] (1.5 us) per other
+//!   CPU running a thread of the process at that moment; each of those
+//!   threads loses [`Costs::ipi_handler_ns`] (500 ns) unless the VM has
+//!   it suspended as an idle waiter or its miss is in flight.
+//! * A suspended waiter ([`spin_while`], [`park_looks`]) on a CPU with a
+//!   queued thread is resumed at the first look that must run for real: a
+//!   preemption point, or a yield with a runnable thread queued.
 //!
 //! ## Using it from instrumented code
 //! [`atomic`] has drop-in instrumented atomics, [`Instant`] a virtual
@@ -98,12 +139,14 @@ mod cost;
 mod exec;
 mod local;
 mod machine;
+mod sched;
 mod time;
 
 pub use cost::{Access, CostStats};
 pub use exec::{
-    Pacing, Report, Vm, access, access_all, current_cpu, in_vm, interleave, now_ns, now_ps,
-    on_load, on_rmw, on_store, park_looks, pause, spin_while, thread_index, work, yield_now,
+    Pacing, Report, Vm, access, access_all, current_cpu, futex_wait, futex_wake, in_vm, interleave,
+    membarrier, now_ns, now_ps, on_load, on_rmw, on_store, park_looks, pause, spin_while,
+    thread_index, work, yield_now,
 };
 pub use local::FiberLocal;
 pub use machine::{Costs, LineModel, MAX_CPUS, Machine, MachineError, ns_to_ps};

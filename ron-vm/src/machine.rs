@@ -135,6 +135,33 @@ pub struct Costs {
     /// executor that leaves every result unchanged (tested byte for byte);
     /// `false` runs the looks one by one.
     pub suspend_spinners: bool,
+    /// Scheduler: the time slice of a thread while others are queued on
+    /// its CPU (Linux EEVDF's base slice, `sysctl_sched_base_slice`:
+    /// 0.75 ms scaled by `1 + ilog2(min(CPUs, 8))`, so 3 ms on 8 CPUs or
+    /// more; CFS's minimum granularity is the same).
+    pub slice_ns: f64,
+    /// Scheduler: switching a CPU from one thread of the process to
+    /// another (about 1.2 to 1.5 us measured by a futex ping-pong of two
+    /// threads pinned to one core: E. Bendersky, "Measuring context
+    /// switching and memory overheads for Linux threads", 2018).
+    pub switch_ns: f64,
+    /// [`futex_wake`](crate::futex_wake) to the woken thread running on an
+    /// idle CPU: a reschedule IPI to that CPU ([`Costs::ipi_ns`]) and a
+    /// switch to the thread ([`Costs::switch_ns`]).
+    pub wake_ns: f64,
+    /// One inter-processor interrupt, from the write of the sender's
+    /// interrupt command register to the handler running on the target:
+    /// 1.5 us, the middle of the 1-2 us measured on x86 servers (the
+    /// AEX-Notify paper's APIC IPI microbenchmarks, `sgx-step`, and the
+    /// usual rule of about 2 us per target CPU for an IPI-based operation
+    /// such as a TLB shootdown). [`membarrier`](crate::membarrier) pays it
+    /// per CPU it interrupts.
+    pub ipi_ns: f64,
+    /// [`membarrier`](crate::membarrier): what the IPI's handler (interrupt
+    /// entry, a full barrier, exit) takes from the thread it interrupts.
+    /// Not measured: a third of [`Costs::ipi_ns`] (the delivery dominates
+    /// an IPI's latency); vary it to see what it moves.
+    pub ipi_handler_ns: f64,
 }
 
 impl Costs {
@@ -164,6 +191,11 @@ impl Default for Costs {
             line_bytes: 64,
             max_virtual_ns: 60e9,
             suspend_spinners: true,
+            slice_ns: 3e6,
+            switch_ns: 1200.0,
+            wake_ns: 1500.0 + 1200.0,
+            ipi_ns: 1500.0,
+            ipi_handler_ns: 500.0,
         }
     }
 }

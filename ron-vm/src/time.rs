@@ -20,6 +20,12 @@ impl Instant {
         Duration::from_nanos(now_ns().saturating_sub(self.0))
     }
 
+    /// `self + d`, or `None` if that is not representable.
+    pub fn checked_add(&self, d: Duration) -> Option<Instant> {
+        let ns = u64::try_from(d.as_nanos()).ok()?;
+        self.0.checked_add(ns).map(Instant)
+    }
+
     /// Virtual time from `earlier` to `self`, zero if `earlier` is later.
     pub fn saturating_duration_since(&self, earlier: Instant) -> Duration {
         Duration::from_nanos(self.0.saturating_sub(earlier.0))

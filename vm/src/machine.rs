@@ -84,28 +84,32 @@ impl VirtualMachine {
             .expect("a LatencyMatrix is a valid ron-vm machine")
     }
 
-    /// CPUs for `threads` threads (at most [`n`](Self::n)) under `placement`.
+    /// CPUs for `threads` threads under `placement`. Up to [`n`](Self::n)
+    /// threads get a CPU each; beyond that thread `i` shares the CPU of
+    /// thread `i % n` (the VM's scheduler runs them in turn).
     pub fn place(&self, threads: usize, placement: Placement, seed: u64) -> Vec<usize> {
         let n = self.n();
-        assert!(
-            threads >= 1 && threads <= n,
-            "1 to {n} threads on this machine"
-        );
-        match placement {
-            Placement::Route => self.route[..threads].to_vec(),
-            Placement::First => (0..threads).collect(),
+        assert!(threads >= 1, "at least one thread");
+        let first = threads.min(n);
+        let mut cpus = match placement {
+            Placement::Route => self.route[..first].to_vec(),
+            Placement::First => (0..first).collect(),
             Placement::Random => {
                 // A seeded partial Fisher-Yates shuffle.
                 let mut rng = ron_stats::SplitMix64::new(seed ^ 0x9_1ace);
                 let mut all: Vec<usize> = (0..n).collect();
-                for i in 0..threads {
+                for i in 0..first {
                     let j = i + rng.below(n - i);
                     all.swap(i, j);
                 }
-                all.truncate(threads);
+                all.truncate(first);
                 all
             }
+        };
+        for i in first..threads {
+            cpus.push(cpus[i % n]);
         }
+        cpus
     }
 }
 

@@ -29,7 +29,8 @@ struct Args {
         alias = "lock"
     )]
     locks: String,
-    /// Thread counts, comma-separated (`all` = every CPU of the machine).
+    /// Thread counts, comma-separated (`all` = every CPU of the machine);
+    /// more threads than CPUs share CPUs (the VM schedules them).
     #[arg(long, default_value = "8", value_name = "LIST")]
     threads: String,
     /// Mean non-critical sections in ns, comma-separated.
@@ -173,8 +174,15 @@ fn real_main() -> Result<(), String> {
                 .map_err(|_| format!("--threads: cannot parse {t:?}")),
         })
         .collect::<Result<_, _>>()?;
-    if let Some(&t) = threads.iter().find(|&&t| t == 0 || t > n) {
-        return Err(format!("--threads {t}: the machine has {n} CPUs"));
+    if threads.contains(&0) {
+        return Err("--threads: must be at least 1, got 0".into());
+    }
+    if let Some(&t) = threads.iter().filter(|&&t| t > n).max() {
+        eprintln!(
+            "# note: oversubscribed: up to {t} threads on {n} CPUs; beyond {n}, thread i shares \
+             the CPU of thread i mod {n} and the VM's scheduler runs them in turn (3 ms slices, \
+             sched_yield, futex sleeps; see ron-vm's docs)"
+        );
     }
     let ncs = floats(&a.ncs, "--ncs")?;
     let slots = match a.slots.trim() {

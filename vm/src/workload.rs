@@ -60,7 +60,7 @@ pub struct Point {
     /// Threads start within `U(0, ncs_ns + start_skew_ns)` ns (so that
     /// their first arrival order is not their spawn order).
     pub start_skew_ns: f64,
-    /// CPU of each thread (one thread per virtual CPU).
+    /// CPU of each thread (threads that share a CPU run in turn).
     pub cpus: Vec<usize>,
     /// Mean non-critical section (virtual ns).
     pub ncs_ns: f64,

@@ -7,6 +7,15 @@ use ron_vm_bench::locks::{RelaxKind, run_named};
 use ron_vm_bench::report::{Format, Row, RowKey, render};
 use ron_vm_bench::{Placement, Point};
 
+/// Held by each test for its whole run: `ron-raw` and `sh-ron` keep
+/// process-wide state between runs, so another test's runs between two
+/// compared runs of one test would change them.
+static ONE_TEST_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_TEST_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn csv(lock: &str, seed: u64, placement: Placement) -> String {
     csv_with(lock, seed, placement, Costs::default())
 }
@@ -44,8 +53,12 @@ fn csv_with(lock: &str, seed: u64, placement: Placement, costs: Costs) -> String
 
 #[test]
 fn same_seed_same_bytes() {
+    let _turn = one_at_a_time();
     for lock in ["ron-raw", "nxt-ron", "mcs", "ttas", "ticket", "sh-ron"] {
         for placement in [Placement::Route, Placement::Random] {
+            // A first run warms process-wide state (`ron-raw`'s slot
+            // blocks, `sh-ron`'s wait table); from then on runs repeat.
+            csv(lock, 3, placement);
             let a = csv(lock, 3, placement);
             assert_eq!(a, csv(lock, 3, placement), "{lock} {placement:?}");
         }
@@ -54,6 +67,7 @@ fn same_seed_same_bytes() {
 
 #[test]
 fn the_seed_changes_the_run() {
+    let _turn = one_at_a_time();
     assert_ne!(
         csv("mcs", 3, Placement::Route),
         csv("mcs", 4, Placement::Route)
@@ -73,6 +87,7 @@ fn the_seed_changes_the_run() {
 /// still checks that `ron-raw` repeats.
 #[test]
 fn suspending_spinners_changes_nothing() {
+    let _turn = one_at_a_time();
     for lock in ron_vm_bench::locks::NAMES {
         if *lock == "sh-ron" || *lock == "ron-raw" {
             continue;
@@ -95,6 +110,7 @@ fn suspending_spinners_changes_nothing() {
 /// under `Spin`, `Backoff`, `Yield` and `SpinThenYield`.
 #[test]
 fn skipped_looks_match_every_relax_policy() {
+    let _turn = one_at_a_time();
     use rc::relax::{Backoff, Spin, SpinThenYield, Yield};
     use ron_core as rc;
 
