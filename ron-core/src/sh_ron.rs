@@ -403,10 +403,8 @@ impl<R: Relax> ShRon<R> {
     fn column(&self) -> Option<usize> {
         // Acquire: pairs with the installing CAS, so the column's page is
         // visible (a failed fast path is a Relaxed load: it synchronizes
-        // with nothing). Without it `page` may miss the page and the
-        // waiter cannot claim its row (no bound, no safety issue).
-        // mutants: kept; no model reaches a column installed by another
-        // thread before this load yet (docs/mutants.md).
+        // with nothing). Weakened, `loom_coverage::sh_ron::two_waiters_one_row`
+        // fails (docs/mutants.md).
         let mut cur = self.word.load(Ordering::Acquire);
         if cur >> COL_SHIFT != 0 {
             return Some((cur >> COL_SHIFT) as usize - 1);
@@ -421,8 +419,10 @@ impl<R: Relax> ShRon<R> {
         loop {
             // AcqRel: Release publishes the page we ensured; Acquire on
             // failure reads another installer's column (and its page).
-            // mutants: the failure Acquire is kept for the reason given at
-            // the load above (same window).
+            // mutants: the failure Acquire is kept: the loser reads the
+            // winner's column and then its page; the models reach this
+            // race only with the page already visible to the loser (it
+            // ensured the same page itself), so no model can kill it.
             match self.word.compare_exchange_weak(
                 cur,
                 cur | ((col as u64 + 1) << COL_SHIFT),
