@@ -20,13 +20,15 @@
 //! guest); one that ran another thread returns after that thread's turn
 //! (3.5 us and up there, a time slice when it does not yield back). A
 //! yield shorter than [`FAST_YIELD_NS`] means the CPU is the waiter's own:
-//! it spins again, twice as many looks before the next probe (up to
-//! 16384). A longer one means the CPU is shared: it yields on every look,
-//! timing each, and goes back to spinning after a fast one. So with one
-//! thread per CPU a waiter spins (a yield per doubling of its wait), and
-//! when threads outnumber CPUs it behaves as [`SpinThenYield`] after its
-//! first 128 looks. The VM prices a yield the same way (a fixed cost,
-//! one thread per virtual CPU), so the same code spins there.
+//! it spins, one pause per look, and asks again after [`REPROBE_NS`] (a
+//! time slice: a spinner that was preempted asks on its first look back).
+//! A longer one means the CPU is shared: it yields on every look, timing
+//! each, and spins again after a fast one. So with one thread per CPU a
+//! waiter spins (one yield per wait longer than 128 looks, one more per
+//! millisecond), and when threads outnumber CPUs it yields on every look
+//! after its first 128, as [`SpinThenYield`] does after its 127 pauses.
+//! The VM prices a yield the same way (a fixed cost, one thread per
+//! virtual CPU), so the same code spins there.
 //!
 //! None of them parks: a waiter never sleeps in the kernel, so a lock built
 //! on them keeps its handover order, but a holder that is descheduled
@@ -183,12 +185,30 @@ impl Relax for SpinThenYield {
 /// waiter's CPU is its own ([`SpinWhileAlone`]).
 pub const FAST_YIELD_NS: u64 = 2_000;
 
+/// [`SpinWhileAlone`] asks again after this long (ns) of spinning on a CPU
+/// it found its own: a time slice, so a spinner that was preempted (its
+/// CPU became shared) asks on the look after it runs again.
+pub const REPROBE_NS: u64 = 1_000_000;
+
 /// Looks of [`SpinWhileAlone`] before its first timed yield.
 #[cfg(feature = "std")]
-const FIRST_BUDGET: u32 = 128;
-/// The most looks between two timed yields of [`SpinWhileAlone`].
+const FIRST_LOOKS: u32 = 128;
+/// [`SpinWhileAlone`] reads the clock once per this many looks.
 #[cfg(feature = "std")]
-const MAX_BUDGET: u32 = 1 << 14;
+const CLOCK_EVERY: u32 = 32;
+
+/// Where a [`SpinWhileAlone`] waiter stands.
+#[cfg(feature = "std")]
+#[derive(Debug, Clone, Copy)]
+enum Verdict {
+    /// The first looks of a wait: spinning, not asked yet.
+    Unknown,
+    /// The last timed yield was fast (at this time): spinning.
+    #[cfg_attr(any(loom, shuttle), allow(dead_code))]
+    Own(crate::sync::Instant),
+    /// The last timed yield ran another thread: a timed yield per look.
+    Shared,
+}
 
 /// Spins (one `pause` per look) while the waiter's CPU looks like its own,
 /// yields on every look while it looks shared (`std` only). The signal is
@@ -198,12 +218,9 @@ const MAX_BUDGET: u32 = 1 << 14;
 #[derive(Debug)]
 #[cfg_attr(any(loom, shuttle), allow(dead_code))]
 pub struct SpinWhileAlone {
-    /// Looks spun since the last timed yield.
+    /// Looks so far in this wait (wrapping).
     looks: u32,
-    /// Looks to spin before the next timed yield.
-    budget: u32,
-    /// The last timed yield ran another thread: yield on every look.
-    shared: bool,
+    verdict: Verdict,
 }
 
 #[cfg(feature = "std")]
@@ -211,8 +228,7 @@ impl Default for SpinWhileAlone {
     fn default() -> Self {
         SpinWhileAlone {
             looks: 0,
-            budget: FIRST_BUDGET,
-            shared: false,
+            verdict: Verdict::Unknown,
         }
     }
 }
@@ -220,19 +236,24 @@ impl Default for SpinWhileAlone {
 #[cfg(feature = "std")]
 impl SpinWhileAlone {
     /// Whether the CPU looks shared at the moment (the last timed yield
-    /// was slow).
+    /// ran another thread).
     pub fn looks_shared(&self) -> bool {
-        self.shared
+        matches!(self.verdict, Verdict::Shared)
     }
 
-    /// One `sched_yield`, timed: whether it returned within
-    /// [`FAST_YIELD_NS`] (no other thread ran).
+    /// One `sched_yield`, timed: `Own(now)` if it returned within
+    /// [`FAST_YIELD_NS`] (no other thread ran), else `Shared`.
     #[cfg(not(any(loom, shuttle)))]
     #[inline]
-    fn timed_yield() -> bool {
+    fn ask() -> Verdict {
         let t = crate::sync::Instant::now();
         crate::sync::yield_now();
-        t.elapsed().as_nanos() < u128::from(FAST_YIELD_NS)
+        let now = crate::sync::Instant::now();
+        if now.saturating_duration_since(t).as_nanos() < u128::from(FAST_YIELD_NS) {
+            Verdict::Own(now)
+        } else {
+            Verdict::Shared
+        }
     }
 }
 
@@ -244,51 +265,43 @@ impl Relax for SpinWhileAlone {
         crate::sync::spin_loop();
         #[cfg(not(any(loom, shuttle)))]
         {
-            if !self.shared && self.looks < self.budget {
-                self.looks += 1;
-                crate::sync::spin_loop();
-                return;
-            }
-            let fast = Self::timed_yield();
-            if self.shared {
-                if fast {
-                    // Nobody else ran: the CPU is ours again.
-                    *self = Self::default();
+            self.looks = self.looks.wrapping_add(1);
+            match self.verdict {
+                Verdict::Unknown if self.looks < FIRST_LOOKS => crate::sync::spin_loop(),
+                Verdict::Own(since)
+                    if self.looks % CLOCK_EVERY != 0
+                        || crate::sync::Instant::now()
+                            .saturating_duration_since(since)
+                            .as_nanos()
+                            < u128::from(REPROBE_NS) =>
+                {
+                    crate::sync::spin_loop()
                 }
-            } else if fast {
-                self.looks = 0;
-                self.budget = (self.budget * 2).min(MAX_BUDGET);
-            } else {
-                self.shared = true;
+                _ => self.verdict = Self::ask(),
             }
         }
     }
 
+    // Under the VM, looks may only be skipped where every further relax
+    // is the same: while the waiter spins on a CPU found its own (a new
+    // question falls due only after `REPROBE_NS`, longer than the waits
+    // the VM's suspension tests run). Before the first question and while
+    // the CPU looks shared, every look runs.
     #[cfg(all(ron_vm, not(loom), not(shuttle)))]
     fn vm_pacing(&self) -> Option<ron_vm::Pacing> {
-        Some(if self.shared {
-            ron_vm::Pacing {
-                pauses: 1,
-                max_pauses: 0,
-                then_yield: true,
-            }
-        } else {
-            ron_vm::Pacing {
+        match self.verdict {
+            Verdict::Own(_) => Some(ron_vm::Pacing {
                 pauses: 1,
                 max_pauses: 1,
                 then_yield: false,
-            }
-        })
+            }),
+            Verdict::Unknown | Verdict::Shared => None,
+        }
     }
 
     #[cfg(all(ron_vm, not(loom), not(shuttle)))]
     fn vm_skip(&mut self, n: u64) {
-        // Skipped looks are pauses (the VM skips whole looks at the pacing
-        // above); a timed yield falls due at the next relax at the latest.
-        if !self.shared {
-            let n = u32::try_from(n).unwrap_or(u32::MAX);
-            self.looks = self.looks.saturating_add(n).min(self.budget);
-        }
+        self.looks = self.looks.wrapping_add(n as u32);
     }
 }
 
