@@ -269,7 +269,7 @@ impl Relax for SpinWhileAlone {
             match self.verdict {
                 Verdict::Unknown if self.looks < FIRST_LOOKS => crate::sync::spin_loop(),
                 Verdict::Own(since)
-                    if self.looks % CLOCK_EVERY != 0
+                    if !self.looks.is_multiple_of(CLOCK_EVERY)
                         || crate::sync::Instant::now()
                             .saturating_duration_since(since)
                             .as_nanos()
