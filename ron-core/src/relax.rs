@@ -191,21 +191,28 @@ pub const FAST_YIELD_NS: u64 = 2_000;
 pub const REPROBE_NS: u64 = 1_000_000;
 
 /// Looks of [`SpinWhileAlone`] before its first timed yield.
-#[cfg(feature = "std")]
+#[cfg(all(feature = "std", not(any(loom, shuttle))))]
 const FIRST_LOOKS: u32 = 128;
 /// [`SpinWhileAlone`] reads the clock once per this many looks.
-#[cfg(feature = "std")]
+#[cfg(all(feature = "std", not(any(loom, shuttle))))]
 const CLOCK_EVERY: u32 = 32;
+
+/// The clock of [`SpinWhileAlone`]'s verdicts (none under loom and
+/// shuttle, where every policy is a yield point).
+#[cfg(all(feature = "std", not(any(loom, shuttle))))]
+type Clock = crate::sync::Instant;
+#[cfg(all(feature = "std", any(loom, shuttle)))]
+type Clock = ();
 
 /// Where a [`SpinWhileAlone`] waiter stands.
 #[cfg(feature = "std")]
 #[derive(Debug, Clone, Copy)]
+#[cfg_attr(any(loom, shuttle), allow(dead_code))]
 enum Verdict {
     /// The first looks of a wait: spinning, not asked yet.
     Unknown,
     /// The last timed yield was fast (at this time): spinning.
-    #[cfg_attr(any(loom, shuttle), allow(dead_code))]
-    Own(crate::sync::Instant),
+    Own(Clock),
     /// The last timed yield ran another thread: a timed yield per look.
     Shared,
 }
