@@ -21,11 +21,11 @@
 //! (3.5 us and up there, a time slice when it does not yield back). A
 //! yield shorter than [`FAST_YIELD_NS`] means the CPU is the waiter's own:
 //! it spins, one pause per look, and asks again after [`REPROBE_NS`]
-//! (50 us; a spinner that was preempted asks on its first look back). A
+//! (1 ms; a spinner that was preempted asks on its first look back). A
 //! longer one means the CPU is shared: it yields on every look, timing
 //! each; after a fast one it spins 128 looks and asks again (two fast
 //! yields in a row to spin for long). So with one thread per CPU a waiter
-//! spins (one yield per wait longer than 128 looks, one more per 50 us),
+//! spins (one yield per wait longer than 128 looks, one more per ms),
 //! and when threads outnumber CPUs it yields on every look after its
 //! first 128, as [`SpinThenYield`] does after its 127 pauses.
 //! The VM prices a yield the same way (a fixed cost, one thread per
@@ -187,11 +187,12 @@ impl Relax for SpinThenYield {
 pub const FAST_YIELD_NS: u64 = 2_000;
 
 /// [`SpinWhileAlone`] asks again after this long (ns) of spinning on a CPU
-/// it found its own (shorter than a time slice, so a verdict that was
-/// wrong or went stale costs at most this much spinning; a spinner that
-/// was preempted asks on its first look back). One yield per 50 us of
-/// waiting is about 1 % of a waiter's time.
-pub const REPROBE_NS: u64 = 50_000;
+/// it found its own: about a time slice, so a spinner that was preempted
+/// (its CPU became shared) asks on its first look back. (Under the VM a
+/// question that falls due while the VM skips a waiter's looks is asked
+/// at the look after the skip: waits under 1 ms run the same with and
+/// without the skipping.)
+pub const REPROBE_NS: u64 = 1_000_000;
 
 /// Looks of [`SpinWhileAlone`] before its first timed yield.
 #[cfg(all(feature = "std", not(any(loom, shuttle))))]
