@@ -5,7 +5,10 @@
 //! false) or received a grant while `in_use` stayed true; `in_use` goes
 //! back to false only when a release finds nobody to hand over to. The flag
 //! is the same test-and-set flag as [`Ttas`](crate::Ttas)'s (`flag.rs`):
-//! the fast path is its CAS, a waiter's look its load-then-CAS.
+//! the fast path and a waiter's look are both its load-then-CAS
+//! (`TasFlag::take_if_free`), so an arrival that finds the lock held
+//! only reads the line the slot heads poll: it never takes it exclusive
+//! (a failed `lock cmpxchg` does, on real hardware as on the VM).
 
 use core::ops::Deref;
 
@@ -36,7 +39,8 @@ impl Deref for InUse {
 }
 
 /// The public entry points of a slotted lock with `S` slots whose type has
-/// `fn try_fast(&self) -> bool` (one CAS on its `InUse`) and
+/// `fn try_fast(&self) -> bool` (a load of its `InUse`, then a CAS only
+/// when it looked free) and
 /// `fn acquire_slow(&self, slot: usize, on_wait: impl FnOnce()) -> PlaceToken`.
 /// Expands inside the type's `impl` block.
 macro_rules! slotted_entry_points {

@@ -49,7 +49,7 @@ use crate::token::PlaceToken;
 ///   usable (`docs/panic-safety.md`).
 /// * **Cost:** `128 * (S + 1)` bytes per lock: the bitmap words live in
 ///   the second cache line of the first `ceil(S/64)` slots and cost
-///   nothing extra. Uncontended lock+unlock: one CAS, one bitmap load,
+///   nothing extra. Uncontended lock+unlock: a load and a CAS, one bitmap load,
 ///   one release store.
 /// * **When not to use:** as `RonPlock`, under oversubscription.
 ///
@@ -78,7 +78,8 @@ impl<const S: usize, R: Relax> NxtRon<S, R> {
 
     crate::in_use::slotted_entry_points!();
 
-    /// One CAS on `in_use` (the lock's test-and-set flag).
+    /// A load of `in_use` (the lock's test-and-set flag), then a CAS only
+    /// when it looked free.
     #[inline]
     fn try_fast(&self) -> bool {
         self.inner.try_fast()

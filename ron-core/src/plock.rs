@@ -13,7 +13,8 @@
 //! | true | (c, 0) | held; `c` threads wait in `s` |
 //! | true | (c > 0, 1) | the holder handed the lock to `s`; exactly one of its `c` waiters will take the grant and own the lock |
 //!
-//! * lock: fast path CAS `in_use` false -> true. Slow path: count `+1` in
+//! * lock: fast path: load `in_use`, and only if it is false CAS it
+//!   false -> true (an arrival that finds it held writes nothing). Slow path: count `+1` in
 //!   the caller's slot; loop { CAS the slot word (c, 1) -> (c - 1, 0) =>
 //!   owner; else if `in_use` is false, CAS it => owner (then count `-1`) }.
 //! * unlock: from the acquirer's slot + 1 around the ring (own slot last),
@@ -55,8 +56,15 @@ impl<const S: usize, const BITMAP: bool> Plock<S, BITMAP> {
         }
     }
 
+    /// The fast path: a load of `in_use`, then the CAS only when it looked
+    /// free. An arrival that finds the lock held reads the line the
+    /// waiters poll (it stays shared) and goes to register in its slot.
     #[inline]
     pub(crate) fn try_fast(&self) -> bool {
+        if self.in_use.is_held() {
+            mark::<BITMAP>(Path::FastSawHeld);
+            return false;
+        }
         self.in_use.try_take()
     }
 
@@ -154,11 +162,13 @@ enum Path {
     FreedAfterScan,
     /// An unlock saw an empty bitmap and freed at once (bitmap variant).
     FreedNoMark,
+    /// A fast path found the lock held and wrote nothing.
+    FastSawHeld,
 }
 
 impl Path {
     /// Counter names per variant (`[linear, bitmap]`), in declaration order.
-    const NAMES: [[&'static str; 8]; 2] = [
+    const NAMES: [[&'static str; 9]; 2] = [
         [
             "ron_plock.registered",
             "ron_plock.slot_shared",
@@ -168,6 +178,7 @@ impl Path {
             "ron_plock.granted_own_slot",
             "ron_plock.freed_after_scan",
             "ron_plock.freed_no_mark",
+            "ron_plock.fast_saw_held",
         ],
         [
             "nxt_ron.registered",
@@ -178,6 +189,7 @@ impl Path {
             "nxt_ron.granted_own_slot",
             "nxt_ron.freed_after_scan",
             "nxt_ron.freed_no_mark",
+            "nxt_ron.fast_saw_held",
         ],
     ];
 }

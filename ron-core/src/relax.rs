@@ -10,7 +10,26 @@
 //! | [`Spin`] | one `pause` per look | one thread per CPU, short critical sections, no co-runners |
 //! | [`Backoff`] | bounded exponential pauses (1, 2, 4 .. 64) | as `Spin`, with fewer coherence misses under contention |
 //! | [`Yield`] | `sched_yield` per look (`std`) | heavy oversubscription |
-//! | [`SpinThenYield`] | `Backoff` for 7 rounds (127 pauses), then yield (`std`) | the default with `std` |
+//! | [`SpinThenYield`] | `Backoff` for 7 rounds (127 pauses), then yield (`std`) | the default before [`SpinWhileAlone`]; kept to compare with |
+//! | [`SpinWhileAlone`] | one `pause` per look while the CPU looks like the waiter's own; a timed `sched_yield` every so often tells (`std`) | the default with `std` |
+//!
+//! ## Whether a waiter has a CPU of its own
+//! [`SpinWhileAlone`] asks the scheduler: after 128 looks it yields once and
+//! times the yield with the clock. A `sched_yield` with nothing else
+//! runnable on the CPU returns at once (about 0.5 us on a 2-CPU AMD EPYC
+//! guest); one that ran another thread returns after that thread's turn
+//! (3.5 us and up there, a time slice when it does not yield back). A
+//! yield shorter than [`FAST_YIELD_NS`] means the CPU is the waiter's own:
+//! it spins, one pause per look, and asks again after [`REPROBE_NS`]
+//! (1 ms; a spinner that was preempted asks on its first look back). A
+//! longer one means the CPU is shared: it yields on every look, timing
+//! each; after a fast one it spins 128 looks and asks again (two fast
+//! yields in a row to spin for long). So with one thread per CPU a waiter
+//! spins (one yield per wait longer than 128 looks, one more per ms),
+//! and when threads outnumber CPUs it yields on every look after its
+//! first 128, as [`SpinThenYield`] does after its 127 pauses.
+//! The VM prices a yield the same way (a fixed cost, one thread per
+//! virtual CPU), so the same code spins there.
 //!
 //! None of them parks: a waiter never sleeps in the kernel, so a lock built
 //! on them keeps its handover order, but a holder that is descheduled
@@ -19,7 +38,7 @@
 //! not remove it.
 //!
 //! Without `std`, [`DefaultRelax`] is [`Backoff`]; with `std` it is
-//! [`SpinThenYield`]. Under `cfg(loom)` every policy is a loom yield point.
+//! [`SpinWhileAlone`]. Under `cfg(loom)` every policy is a loom yield point.
 
 use crate::sync::Backoff as CbBackoff;
 
@@ -163,9 +182,151 @@ impl Relax for SpinThenYield {
     }
 }
 
+/// A yield that returns sooner than this (ns) ran no other thread: the
+/// waiter's CPU is its own ([`SpinWhileAlone`]).
+pub const FAST_YIELD_NS: u64 = 2_000;
+
+/// [`SpinWhileAlone`] asks again after this long (ns) of spinning on a CPU
+/// it found its own: about a time slice, so a spinner that was preempted
+/// (its CPU became shared) asks on its first look back. (Under the VM a
+/// question that falls due while the VM skips a waiter's looks is asked
+/// at the look after the skip: waits under 1 ms run the same with and
+/// without the skipping.)
+pub const REPROBE_NS: u64 = 1_000_000;
+
+/// Looks of [`SpinWhileAlone`] before its first timed yield.
+#[cfg(all(feature = "std", not(any(loom, shuttle))))]
+const FIRST_LOOKS: u32 = 128;
+/// [`SpinWhileAlone`] reads the clock once per this many looks.
+#[cfg(all(feature = "std", not(any(loom, shuttle))))]
+const CLOCK_EVERY: u32 = 32;
+
+/// The clock of [`SpinWhileAlone`]'s verdicts (none under loom and
+/// shuttle, where every policy is a yield point).
+#[cfg(all(feature = "std", not(any(loom, shuttle))))]
+type Clock = crate::sync::Instant;
+#[cfg(all(feature = "std", any(loom, shuttle)))]
+type Clock = ();
+
+/// Where a [`SpinWhileAlone`] waiter stands.
+#[cfg(feature = "std")]
+#[derive(Debug, Clone, Copy)]
+#[cfg_attr(any(loom, shuttle), allow(dead_code))]
+enum Verdict {
+    /// The first looks of a wait: spinning, not asked yet.
+    Unknown,
+    /// The last timed yield was fast (at this time): spinning.
+    Own(Clock),
+    /// The last timed yield ran another thread: a timed yield per look.
+    Shared,
+}
+
+/// Spins (one `pause` per look) while the waiter's CPU looks like its own,
+/// yields on every look while it looks shared (`std` only). The signal is
+/// how long a `sched_yield` takes, measured with the clock: see
+/// ["Whether a waiter has a CPU of its own"](self#whether-a-waiter-has-a-cpu-of-its-own).
+#[cfg(feature = "std")]
+#[derive(Debug)]
+#[cfg_attr(any(loom, shuttle), allow(dead_code))]
+pub struct SpinWhileAlone {
+    /// Looks so far in this wait (wrapping).
+    looks: u32,
+    verdict: Verdict,
+}
+
+#[cfg(feature = "std")]
+impl Default for SpinWhileAlone {
+    fn default() -> Self {
+        SpinWhileAlone {
+            looks: 0,
+            verdict: Verdict::Unknown,
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl SpinWhileAlone {
+    /// Whether the CPU looks shared at the moment (the last timed yield
+    /// ran another thread).
+    pub fn looks_shared(&self) -> bool {
+        matches!(self.verdict, Verdict::Shared)
+    }
+
+    /// One `sched_yield`, timed: `Own(now)` if it returned within
+    /// [`FAST_YIELD_NS`] (no other thread ran), else `Shared`.
+    #[cfg(not(any(loom, shuttle)))]
+    #[inline]
+    fn ask() -> Verdict {
+        let t = crate::sync::Instant::now();
+        crate::sync::yield_now();
+        let now = crate::sync::Instant::now();
+        if now.saturating_duration_since(t).as_nanos() < u128::from(FAST_YIELD_NS) {
+            Verdict::Own(now)
+        } else {
+            Verdict::Shared
+        }
+    }
+}
+
+#[cfg(feature = "std")]
+impl Relax for SpinWhileAlone {
+    #[inline]
+    fn relax(&mut self) {
+        #[cfg(any(loom, shuttle))]
+        crate::sync::spin_loop();
+        #[cfg(not(any(loom, shuttle)))]
+        {
+            self.looks = self.looks.wrapping_add(1);
+            match self.verdict {
+                Verdict::Unknown if self.looks < FIRST_LOOKS => crate::sync::spin_loop(),
+                Verdict::Shared => {
+                    // One fast yield while shared (a scheduler may return
+                    // at once to a thread it still favours) is not enough
+                    // to spin: spin the first looks again, then ask again.
+                    if let Verdict::Own(_) = Self::ask() {
+                        *self = Self::default();
+                    }
+                }
+                Verdict::Own(since)
+                    if !self.looks.is_multiple_of(CLOCK_EVERY)
+                        || crate::sync::Instant::now()
+                            .saturating_duration_since(since)
+                            .as_nanos()
+                            < u128::from(REPROBE_NS) =>
+                {
+                    crate::sync::spin_loop()
+                }
+                _ => self.verdict = Self::ask(),
+            }
+        }
+    }
+
+    // Under the VM, looks may only be skipped where every further relax
+    // is the same: while the waiter spins on a CPU found its own (a new
+    // question falls due only after `REPROBE_NS`, longer than the waits
+    // the VM's suspension tests run). Before the first question and while
+    // the CPU looks shared, every look runs.
+    #[cfg(all(ron_vm, not(loom), not(shuttle)))]
+    fn vm_pacing(&self) -> Option<ron_vm::Pacing> {
+        match self.verdict {
+            Verdict::Own(_) => Some(ron_vm::Pacing {
+                pauses: 1,
+                max_pauses: 1,
+                then_yield: false,
+            }),
+            Verdict::Unknown | Verdict::Shared => None,
+        }
+    }
+
+    #[cfg(all(ron_vm, not(loom), not(shuttle)))]
+    fn vm_skip(&mut self, n: u64) {
+        self.looks = self.looks.wrapping_add(n as u32);
+    }
+}
+
 /// The policy used when a lock's type does not name one.
 #[cfg(feature = "std")]
-pub type DefaultRelax = SpinThenYield;
+pub type DefaultRelax = SpinWhileAlone;
 /// The policy used when a lock's type does not name one.
 #[cfg(not(feature = "std"))]
 pub type DefaultRelax = Backoff;

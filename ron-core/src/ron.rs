@@ -53,7 +53,7 @@
 //!
 //! ## Cost
 //! Bytes per lock: `128 * (S + 1)` (the lock word and every flag on their
-//! own 128-byte pair of cache lines). Uncontended lock + unlock: one CAS and
+//! own 128-byte pair of cache lines). Uncontended lock + unlock: a load, a CAS and
 //! one scan of `S` flags (O(S) loads) plus a release store.
 //!
 //! ```
@@ -88,7 +88,7 @@ const GRANTED: u8 = 2;
 /// * **Panics:** a claimer whose `Relax` panics gives its claim back (or
 ///   takes a grant that beat it and hands the lock on), then unwinds; an
 ///   unlock whose CPU hint panics releases the lock first.
-/// * **Cost:** `128 * (S + 1)` bytes; one CAS, a scan of `S` flags and a
+/// * **Cost:** `128 * (S + 1)` bytes; a load and a CAS, a scan of `S` flags and a
 ///   store uncontended.
 pub struct Ron<const S: usize, R: Relax = DefaultRelax> {
     in_use: InUse,
@@ -111,8 +111,15 @@ impl<const S: usize, R: Relax> Ron<S, R> {
 
     crate::in_use::slotted_entry_points!();
 
+    /// The fast path: a load of `in_use`, then the CAS only when it looked
+    /// free. An arrival that finds the lock held reads the line the slot
+    /// heads poll (it stays shared) and goes to wait in its slot.
     #[inline]
     fn try_fast(&self) -> bool {
+        if self.in_use.is_held() {
+            crate::coverage::hit!("ron.fast_saw_held");
+            return false;
+        }
         self.in_use.try_take()
     }
 

@@ -49,7 +49,7 @@ use crate::token::PlaceToken;
 ///   the lock (scanning from slot 0) before it unwinds. The lock stays
 ///   usable (`docs/panic-safety.md`).
 /// * **Cost:** `128 * (S + 1)` bytes per lock. Uncontended lock+unlock:
-///   one CAS, a scan of `S` slot words (O(S) loads, the successor search
+///   a load and a CAS, a scan of `S` slot words (O(S) loads, the successor search
 ///   nxtRON removes) and a release store.
 /// * **When not to use:** threads outnumbering CPUs with a relax policy
 ///   that keeps spinning: a grant to a descheduled waiter stalls every
@@ -76,7 +76,8 @@ impl<const S: usize, R: Relax> RonPlock<S, R> {
 
     crate::in_use::slotted_entry_points!();
 
-    /// One CAS on `in_use` (the lock's test-and-set flag).
+    /// A load of `in_use` (the lock's test-and-set flag), then a CAS only
+    /// when it looked free.
     #[inline]
     fn try_fast(&self) -> bool {
         self.inner.try_fast()

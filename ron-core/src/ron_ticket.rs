@@ -38,7 +38,7 @@
 //!   from slot 0) before it unwinds (`docs/panic-safety.md`).
 //!
 //! ## Cost
-//! Bytes per lock: `128 * (S + 1)`. Uncontended lock+unlock: one CAS, a scan
+//! Bytes per lock: `128 * (S + 1)`. Uncontended lock+unlock: a load and a CAS, a scan
 //! of `S` slots (two loads each), one release store.
 //!
 //! ```
@@ -98,7 +98,7 @@ impl TicketSlot {
 ///   `q + (q + 1) * (S - 1) + 1` acquisitions.
 /// * **Panics:** a `Relax` panic after taking a ticket aborts the process;
 ///   an unlock whose CPU hint panics releases the lock first.
-/// * **Cost:** `128 * (S + 1)` bytes; one CAS, a scan of `S` slots and a
+/// * **Cost:** `128 * (S + 1)` bytes; a load and a CAS, a scan of `S` slots and a
 ///   store uncontended.
 pub struct RonTicket<const S: usize, R: Relax = DefaultRelax> {
     in_use: InUse,
@@ -121,8 +121,15 @@ impl<const S: usize, R: Relax> RonTicket<S, R> {
 
     crate::in_use::slotted_entry_points!();
 
+    /// The fast path: a load of `in_use`, then the CAS only when it looked
+    /// free. An arrival that finds the lock held reads the line the slot
+    /// heads poll (it stays shared) and goes to wait in its slot.
     #[inline]
     fn try_fast(&self) -> bool {
+        if self.in_use.is_held() {
+            crate::coverage::hit!("ron_ticket.fast_saw_held");
+            return false;
+        }
         self.in_use.try_take()
     }
 

@@ -8,7 +8,9 @@
 //! its first contended acquisition (a CAS of the column index into the lock
 //! word), and gives it back in `Drop`.
 //!
-//! * lock: fast path `fetch_or(IN_USE)`. Slow path: get the lock's column;
+//! * lock: fast path: load the word, and only if `IN_USE` is clear
+//!   `fetch_or(IN_USE)` (an arrival that finds it held writes nothing).
+//!   Slow path: get the lock's column;
 //!   *claim* the caller's row (`fetch_or(PENDING)` that finds it clear) and
 //!   count itself in the lock word; loop { `GRANTED` set in our row => owner;
 //!   `IN_USE` clear => take it by `fetch_or` => owner }. A thread that cannot
@@ -72,7 +74,7 @@
 //! Bytes per lock: **8**. Per process: the table (std: 24 KiB of page
 //! pointers and column bitmap plus 2 KiB per 32 contended locks; no_std:
 //! `MAX_COLUMNS / 32` pages of 2 KiB, statically). Uncontended lock +
-//! unlock: one `fetch_or`, one load, one `fetch_and`.
+//! unlock: a load and a `fetch_or`, a load, a `fetch_and`.
 //!
 //! ```
 //! use ron_core::ShRon;
@@ -306,8 +308,8 @@ impl Default for ShTable {
 /// * **Panics:** a claimer whose `Relax` panics clears its row (or takes a
 ///   grant that beat it and hands the lock on), then unwinds; an unlock
 ///   whose CPU hint panics releases the lock first.
-/// * **Cost:** 8 bytes per lock, plus the shared table; one `fetch_or`,
-///   one load and one `fetch_and` uncontended.
+/// * **Cost:** 8 bytes per lock, plus the shared table; a load and a
+///   `fetch_or`, a load and a `fetch_and` uncontended.
 pub struct ShRon<R: Relax = DefaultRelax> {
     word: AtomicU64,
     #[cfg(loom)]
@@ -367,8 +369,25 @@ impl<R: Relax> ShRon<R> {
         self.acquire_slow(row % MAX_CPUS_IN_TABLE)
     }
 
+    /// The fast path: a load of the word, then the `fetch_or` only when
+    /// `IN_USE` looked clear. An arrival that finds the lock held reads the
+    /// word the claimers poll (the line stays shared) and goes to claim its
+    /// row; a bare `fetch_or` would take the line exclusive on every
+    /// arrival.
     #[inline]
     fn try_fast(&self) -> bool {
+        // Relaxed peek: only decides whether to try the RMW, which has the Acquire.
+        if self.word.load(Ordering::Relaxed) & IN_USE != 0 {
+            crate::coverage::hit!("sh_ron.fast_saw_held");
+            return false;
+        }
+        self.take()
+    }
+
+    /// One `fetch_or(IN_USE)`: whether it found `IN_USE` clear (the caller
+    /// now owns the lock).
+    #[inline]
+    fn take(&self) -> bool {
         // Acquire: pairs with the Release `fetch_and` in `release`. Setting
         // an already-set bit changes nothing, so a failed attempt is harmless.
         self.word.fetch_or(IN_USE, Ordering::Acquire) & IN_USE == 0
@@ -383,12 +402,9 @@ impl<R: Relax> ShRon<R> {
     /// This lock's column, claiming one if it has none (`None`: table full).
     fn column(&self) -> Option<usize> {
         // Acquire: pairs with the installing CAS, so the column's page is
-        // visible.
-        // mutants: kept, load-bearing only when the column was installed
-        // after this waiter's failed fast path (whose Acquire fetch_or
-        // otherwise already synchronized with the installer); without it
-        // `page` may miss the page and the waiter cannot claim its row.
-        // No model reaches that window yet (docs/mutants.md).
+        // visible (a failed fast path is a Relaxed load: it synchronizes
+        // with nothing). Weakened, `loom_coverage::sh_ron::two_waiters_one_row`
+        // fails (docs/mutants.md).
         let mut cur = self.word.load(Ordering::Acquire);
         if cur >> COL_SHIFT != 0 {
             return Some((cur >> COL_SHIFT) as usize - 1);
@@ -403,8 +419,10 @@ impl<R: Relax> ShRon<R> {
         loop {
             // AcqRel: Release publishes the page we ensured; Acquire on
             // failure reads another installer's column (and its page).
-            // mutants: the failure Acquire is kept for the reason given at
-            // the load above (same window).
+            // mutants: the failure Acquire is kept: the loser reads the
+            // winner's column and then its page; the models reach this
+            // race only with the page already visible to the loser (it
+            // ensured the same page itself), so no model can kill it.
             match self.word.compare_exchange_weak(
                 cur,
                 cur | ((col as u64 + 1) << COL_SHIFT),
@@ -464,7 +482,7 @@ impl<R: Relax> ShRon<R> {
                 }
             }
             // Relaxed peek before the RMW (which has the Acquire).
-            if self.word.load(Ordering::Relaxed) & IN_USE == 0 && self.try_fast() {
+            if self.word.load(Ordering::Relaxed) & IN_USE == 0 && self.take() {
                 // No grant can be pending for us: a grant keeps IN_USE set
                 // until its claimer takes it, and we found IN_USE clear.
                 if let Some((w, pending)) = claim {

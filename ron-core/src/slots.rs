@@ -20,6 +20,29 @@
 //! see `crossbeam_utils::CachePadded`): waiters of different slots never
 //! share a line.
 //!
+//! ## Choosing `S`: one slot per CPU
+//! The handover follows the route between *slots*, and a CPU waits in
+//! slot `position * S / route length` ([`route::slot_of`](crate::route::slot_of)).
+//! With `S` at least the number of CPUs on the installed route every CPU
+//! has a slot of its own and the handover order is the route's; with fewer,
+//! `ceil(CPUs / S)` neighbouring CPUs share a slot and are not ordered by
+//! the route among themselves. `S` is a const generic chosen when the
+//! program is built (a type alias such as `type Lock = RonTicket<256>`
+//! for a 256-CPU machine); the lock then costs `128 * (S + 1)` bytes
+//! (32.9 KiB for `S = 256`), which is why the defaults and examples use
+//! 16 and `RonRaw` pools its blocks. Each lock's bound is stated per
+//! slot and holds for any `S` (no guarantee is lost with fewer slots than
+//! CPUs, it weakens as stated):
+//!
+//! | lock | `S >=` CPUs (one thread per CPU) | `S <` CPUs or threads > CPUs |
+//! |---|---|---|
+//! | `RonTicket` | a waiter is overtaken at most `S` times | FIFO in its slot: `q + (q + 1)(S - 1) + 1` with `q` slot-mates ahead |
+//! | `RonPlock`, `NxtRon` | `S - 1` (+1) | per slot `S - 1` (+1); slot-mates race for its grant (no per-thread bound) |
+//! | `Ron` | `S - 1` (+1) | `S - 1` (+1) for the slot's claimer; none for a thread waiting to claim |
+//! | `ShRon` | rows are per CPU up to 256 CPUs: `255` (+1) | a thread sharing a row (or a full table) has none |
+//!
+//! The VM bench builds them with one slot per CPU with `--slots cpu`.
+//!
 //! ## Bitmap invariant
 //! If a slot's count is non-zero at quiescence, its bit is set. Bits may be
 //! stale-set (count 0); the scan skips such slots. `register` increments the

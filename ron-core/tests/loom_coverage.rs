@@ -27,7 +27,7 @@ use common::Shared;
 use loom::sync::Arc;
 use loom::thread;
 use ron_core::sh_ron::ShTable;
-use ron_core::{NxtRon, RonPlock, ShRon, SlotToken, coverage};
+use ron_core::{NxtRon, Ron, RonPlock, RonTicket, ShRon, SlotToken, coverage};
 
 /// Preemption bound of the two-thread models.
 const BOUND_2: usize = 2;
@@ -99,7 +99,7 @@ macro_rules! slotted {
         }
     )*};
 }
-slotted!(NxtRon<2>, RonPlock<2>);
+slotted!(NxtRon<2>, RonPlock<2>, RonTicket<2>, Ron<2>);
 
 /// The holder takes the lock in `holder_slot`; two waiters arrive in
 /// `waiter_slots` and register while it holds; it hands over, then (if
@@ -182,6 +182,7 @@ macro_rules! plock_models {
                     BOUND_3,
                     &[$p, "slots.", "model."],
                     &[
+                        concat!($p, "fast_saw_held"),
                         concat!($p, "registered"),
                         concat!($p, "slot_shared"),
                         concat!($p, "granted"),
@@ -265,6 +266,36 @@ fn nxt_ron_freed_no_mark() {
     );
 }
 
+/// `RonTicket` and `Ron`: the waiters arrive while the lock is held, so
+/// their fast path finds it held and writes nothing (the test before the
+/// CAS); they wait in slot 1 (two of them: a ticket queue, a claim and a
+/// waiter on `in_use`), are handed the lock, and the holder comes back.
+mod fast_path {
+    use super::*;
+
+    #[test]
+    fn ron_ticket() {
+        explore(
+            "fast_path::ron_ticket",
+            BOUND_3,
+            &["ron_ticket.", "model."],
+            &["ron_ticket.fast_saw_held", "model.second_round_waited"],
+            || handover_model::<RonTicket<2>>(0, [1, 1], true),
+        );
+    }
+
+    #[test]
+    fn ron() {
+        explore(
+            "fast_path::ron",
+            BOUND_3,
+            &["ron.", "model."],
+            &["ron.fast_saw_held", "model.second_round_waited"],
+            || handover_model::<Ron<2>>(0, [1, 1], true),
+        );
+    }
+}
+
 mod sh_ron {
     use super::*;
 
@@ -343,6 +374,7 @@ mod sh_ron {
             &["sh_ron.", "model."],
             &[
                 "model.second_round_waited",
+                "sh_ron.fast_saw_held",
                 "sh_ron.column_claimed",
                 "sh_ron.row_claimed",
                 "sh_ron.row_shared",

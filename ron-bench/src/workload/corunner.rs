@@ -12,7 +12,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use ron_core::relax::{Backoff, Spin, SpinThenYield};
+use ron_core::relax::{Backoff, Spin, SpinThenYield, SpinWhileAlone};
 use ron_core::ron_raw::DEFAULT_SLOTS as S;
 
 use crate::clock;
@@ -84,6 +84,7 @@ pub fn policies() -> &'static [CorunnerPolicy] {
         CorunnerPolicy { name: "spin", type_name: "NxtRon<16, Spin>", run: run::<Raw<NxtRon<S, Spin>>> },
         CorunnerPolicy { name: "backoff", type_name: "NxtRon<16, Backoff>", run: run::<Raw<NxtRon<S, Backoff>>> },
         CorunnerPolicy { name: "spin-then-yield", type_name: "NxtRon<16, SpinThenYield>", run: run::<Raw<NxtRon<S, SpinThenYield>>> },
+        CorunnerPolicy { name: "spin-while-alone", type_name: "NxtRon<16, SpinWhileAlone>", run: run::<Raw<NxtRon<S, SpinWhileAlone>>> },
         CorunnerPolicy { name: "ron-raw", type_name: "RonRaw", run: run::<Raw<RonRaw>> },
         CorunnerPolicy { name: "ron-park", type_name: "RonPark", run: run::<Raw<RonPark>> },
         CorunnerPolicy { name: "parking_lot", type_name: "parking_lot::Mutex", run: run::<Raw<parking_lot::RawMutex>> },
