@@ -145,6 +145,8 @@
 #![cfg_attr(not(feature = "std"), no_std)]
 #![warn(missing_docs)]
 
+#[cfg(all(feature = "lock_api_04", not(loom)))]
+pub mod api04;
 pub mod condvar;
 #[doc(hidden)]
 pub mod coverage;
