@@ -3,14 +3,14 @@
 //! Most of the ecosystem takes a `lock_api` 0.4 raw lock type parameter
 //! (`lock_api::Mutex<R, T>` of 0.4, and crates generic over
 //! `R: lock_api::RawMutex`). 0.4's `unlock` takes no guard state, while a
-//! ron lock's 0.5 guard carries a [`PlaceToken`](crate::PlaceToken) for
+//! ron lock's 0.5 guard carries a [`PlaceToken`] for
 //! some locks. Every lock gets a 0.4 path here, by one of two mechanisms,
 //! and no protocol code is duplicated: both call the lock's 0.5 impl.
 //!
 //! | lock | 0.4 type | mechanism | extra bytes |
 //! |---|---|---|---|
 //! | `Tas`, `Ttas`, `Mcs`, `Ticket`, `Cna` | the lock itself | its 0.5 guard is `()`: nothing to keep | 0 |
-//! | `RonRaw`, `RonInline`, `Ron`, `RonTicket`, `RonPlock`, `NxtRon`, `ShRon`, `RonPark` | the lock itself | the token is dropped at lock and the unlock passes [`PlaceToken::NONE`](crate::PlaceToken::NONE): the unlock of these locks uses the token only to choose where its handover scan starts, and `NONE` (what a fast-path acquisition gets) makes it start at the releasing thread's current CPU | 0 |
+//! | `RonRaw`, `RonInline`, `Ron`, `RonTicket`, `RonPlock`, `NxtRon`, `ShRon`, `RonPark` | the lock itself | the token is dropped at lock and the unlock passes [`PlaceToken::NONE`]: the unlock of these locks uses the token only to choose where its handover scan starts, and `NONE` (what a fast-path acquisition gets) makes it start at the releasing thread's current CPU | 0 |
 //! | every lock, `CBoMcs` and `Fsl` only this way | [`Api04<L>`] | the owner stores its 0.5 guard in the wrapper while it holds the lock, and the unlock takes it back | `size_of::<L::Guard>()` plus padding: 0 for `()` guards, 4 (8 with padding next to an 8-byte lock) for a `PlaceToken` |
 //!
 //! `CBoMcs` and `Fsl` have no direct impl: their token names the local

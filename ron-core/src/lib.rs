@@ -135,6 +135,9 @@
 //! * `std` (default): `sched_getcpu`-based hints, thread-local caches, the
 //!   yielding relax policies. Without it the crate is `#![no_std]` and needs
 //!   no allocator; register a hint provider with [`hint::set_provider`].
+//! * `lock_api_04`: `lock_api` 0.4's raw lock traits for every lock, next
+//!   to 0.5's (`api04`: direct impls, and `Api04<L>` keeping the 0.5 guard
+//!   state in the lock).
 //!
 //! ## Verification
 //! Every protocol has a loom model (`RUSTFLAGS="--cfg loom" cargo test -p
@@ -158,6 +161,8 @@ pub mod hint;
 mod in_use;
 pub mod plock;
 mod raw_impl;
+#[cfg(not(loom))]
+pub mod reentrant;
 pub mod relax;
 pub mod route;
 pub mod slots;
@@ -189,6 +194,8 @@ pub mod ttas;
 pub use condvar::Condvar;
 pub use condvar::RonCondvar;
 pub use nxt_ron::NxtRon;
+#[cfg(not(loom))]
+pub use reentrant::RonReentrantMutex;
 pub use ron::Ron;
 #[cfg(feature = "std")]
 pub use ron_park::RonPark;
