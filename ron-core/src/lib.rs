@@ -161,6 +161,7 @@ pub mod hint;
 mod in_use;
 pub mod plock;
 mod raw_impl;
+pub mod reader_table;
 #[cfg(not(loom))]
 pub mod reentrant;
 pub mod relax;
@@ -178,6 +179,7 @@ pub mod ron;
 pub mod ron_park;
 pub mod ron_plock;
 pub mod ron_raw;
+pub mod ron_rw;
 pub mod ron_ticket;
 
 pub mod cbo_mcs;
@@ -201,6 +203,7 @@ pub use ron::Ron;
 pub use ron_park::RonPark;
 pub use ron_plock::RonPlock;
 pub use ron_raw::{RonInline, RonRaw};
+pub use ron_rw::RonRw;
 pub use ron_ticket::RonTicket;
 pub use token::{PlaceToken, SlotToken};
 
