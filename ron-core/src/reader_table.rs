@@ -2,7 +2,7 @@
 //!
 //! A reader-writer lock whose readers all increment one counter makes that
 //! counter's cache line travel to every reading core: reads do not scale.
-//! In the spirit of BRAVO (Dice and Kogan, USENIX ATC'19), a [`RonRw`]
+//! In the spirit of BRAVO (Dice and Kogan, USENIX ATC'19), a [`RonRw`](crate::RonRw)
 //! whose read traffic is heavy lets its readers announce themselves here
 //! instead: one cache-line-sized slot per (lock, reader group), so readers
 //! in different groups write different lines, and a lock pays for the

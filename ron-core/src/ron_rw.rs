@@ -17,7 +17,7 @@
 //!   take turns in the order of RON's route handover; the queue's holder
 //!   sets `PRES` as soon as the current phase ends, then leaves the queue
 //!   to the next writer before it waits for readers.
-//! * **The visible-readers table** ([`reader_table`](crate::reader_table),
+//! * **The visible-readers table** ([`crate::reader_table`],
 //!   process-wide, plus a 4-byte table id per lock): once a lock's reads
 //!   are contended (`HOT_MAX` reads that found another reader inside,
 //!   with no write in between) it sets `BIAS`, and readers then count

@@ -24,7 +24,7 @@
 //!   is held, succeeds when free; mixed timed traffic stays exclusive.
 //!
 //! Every check runs under the mutex suite's watchdog
-//! ([`with_watchdog`](crate::conformance::with_watchdog)).
+//! ([`crate::conformance::with_watchdog`]).
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, mpsc};
