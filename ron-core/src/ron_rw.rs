@@ -301,17 +301,49 @@ impl RonRw {
     /// counted).
     #[inline]
     fn read_central(&self, heat: bool, expired: impl Fn() -> bool) -> Option<ReadToken> {
+        self.read_central_at(heat, expired).0
+    }
+
+    /// [`read_central`](Self::read_central), also returning the word the
+    /// reader's count replaced.
+    #[inline]
+    fn read_central_at(&self, heat: bool, expired: impl Fn() -> bool) -> (Option<ReadToken>, u64) {
         // Acquire: pairs with the last writer's Release unlock.
         let s = self.state.fetch_add(RIN, Ordering::Acquire);
         if s & PRES != 0 {
-            return self.wait_phase(s & PHASE, expired);
+            return (self.wait_phase(s & PHASE, expired), s);
         }
         crate::coverage::hit!("ron_rw.read_central");
         // Relaxed: a heuristic; `rout` shares the word's line.
         if heat && s & BIAS == 0 && rin(s) != self.rout.load(Ordering::Relaxed) {
             self.heat(s.wrapping_add(RIN));
         }
-        Some(ReadToken::CENTRAL)
+        (Some(ReadToken::CENTRAL), s)
+    }
+
+    /// For models: a central read that also returns the writer phase it
+    /// arrived in (`Some(parity)` when a writer phase was on).
+    #[doc(hidden)]
+    pub fn read_central_observing(&self) -> (ReadToken, Option<bool>) {
+        let (t, s) = self.read_central_at(false, never);
+        let t = t.expect("an untimed read never gives up");
+        (t, (s & PRES != 0).then_some(s & PHID != 0))
+    }
+
+    /// For models and tests: biases the lock now (as `HOT_MAX` contended
+    /// reads would); `false` if a writer phase is on or no id is left.
+    #[doc(hidden)]
+    pub fn bias_now(&self) -> bool {
+        // Relaxed: a first guess for the CAS in `heat`.
+        let s = self.state.load(Ordering::Relaxed);
+        self.enable_bias(s);
+        self.is_biased()
+    }
+
+    /// The parity of the last writer phase (flipped by every writer).
+    #[doc(hidden)]
+    pub fn phase_parity(&self) -> bool {
+        self.state.load(Ordering::Relaxed) & PHID != 0 // a snapshot
     }
 
     /// A reader counted in during writer phase `phase` waits for it to
@@ -375,6 +407,13 @@ impl RonRw {
                     .compare_exchange(s, s + HOT_ONE, Ordering::Relaxed, Ordering::Relaxed);
             return;
         }
+        self.enable_bias(s);
+    }
+
+    /// Sets `BIAS` if the word is still `s` and no writer phase is on,
+    /// giving the lock its table id first.
+    #[cold]
+    fn enable_bias(&self, s: u64) {
         // Relaxed: the id is published by the Release CAS below.
         let mut id = self.id.load(Ordering::Relaxed);
         if id == 0 {
