@@ -55,12 +55,17 @@
 //! | [`Ttas`] | test-and-test-and-set (glibc `pthread_spin_lock` shape) | 1 | mutual exclusion, progress; no waiting bound |
 //! | [`Tas`] | test-and-set | 1 | mutual exclusion, progress; no waiting bound |
 //! | [`RonPark`] (`std`) | RON slots whose waiters spin, then sleep on a futex; a release wakes the next sleeper along the route | `128 * (S + 2)`, 2304 for `S = 16` | mutual exclusion, progress; no strict waiting bound (a waiter parked for 1 ms that loses is handed the lock) |
+//! | [`RonRw`] | reader-writer lock: phase-fair word + `RonRaw` writers' queue (route order) + BRAVO-style visible-readers table per reader group once reads are contended ([`ron_rw`]) | 24 (+ the process-wide 128 KiB table, used while biased) | writer exclusion; a reader waits at most one writer phase, a writer only for the readers before it |
 //!
 //! ## Where things are
 //! | file | role |
 //! |---|---|
 //! | `ron_raw/` | [`RonRaw`] (`mod.rs`) and [`RonInline`] (`inline.rs`): lock word (`word.rs`), waiting policy (`wait.rs`), pooled slot blocks (`pool.rs`) |
 //! | `ron_park.rs` | [`RonPark`]: RON slots with futex sleeping (`std`) |
+//! | `ron_rw.rs` | [`RonRw`]: the reader-writer lock |
+//! | [`reader_table`] | the process-wide visible-readers table of `RonRw` |
+//! | [`reentrant`] | [`RonReentrantMutex`] and its thread-id source |
+//! | `api04.rs` | `lock_api` 0.4 impls (feature `lock_api_04`) |
 //! | `nxt_ron.rs` | [`NxtRon`]: RON Algorithm 3 with a bitmap successor search |
 //! | `ron_plock.rs` | [`RonPlock`]: RON Algorithm 3 with a linear successor scan |
 //! | `plock.rs` | the RON Algorithm 3 core shared by `NxtRon` and `RonPlock` |
@@ -102,6 +107,12 @@
 //!   threads do not outnumber CPUs.
 //! * [`RonInline`] for a few hot, always-contended locks (no pool
 //!   indirection on the handover path, 2176 bytes each).
+//! * [`RonRw`] ([`ron_rw::RonRwLock`]) for read-mostly data: reads spread
+//!   over cache lines per CPU group once they are contended, writers take
+//!   turns along the route.
+//! * [`RonReentrantMutex`] when the holder must be able to lock again.
+//! * With the `lock_api_04` feature, every lock also as a `lock_api` 0.4
+//!   raw lock (`api04`).
 //! * The others are there to compare with.
 //!
 //! Every lock works with [`Condvar`] (`lock_api::Condvar` over

@@ -67,7 +67,11 @@
 //! after its own fence, and a reader that saw `BIAS` set read a value
 //! before that clearing, so its fence came before that writer's and that
 //! writer waited for it. `BIAS` is set again only by a CAS that needs
-//! `PRES` clear, so it cannot appear under a writer.
+//! `PRES` clear, so it cannot appear under a writer; and a writer that
+//! revoked the bias but gives up before its scan found the table empty (a
+//! failed `try_write` or `try_upgrade`, a timed writer's deadline) clears
+//! `PRES` and sets `BIAS` back in one RMW, so "`BIAS` clear" keeps meaning
+//! "no table reader is in".
 //!
 //! ## Hints, migration, panics
 //! The CPU hint only picks a table slot; the guard keeps the slot, so a
@@ -285,6 +289,11 @@ impl RonRw {
         fence(Ordering::SeqCst);
         // Acquire: pairs with the last writer's Release unlock (our reads
         // of the data come after its writes).
+        // mutants: the fence above already acquires through our first
+        // (Relaxed) look at the word, so no model kills Relaxed here; it is
+        // load-bearing when a second writer phase and a re-bias land
+        // between that look and this load (the value read here then comes
+        // from that writer's release sequence), which takes four threads.
         let s = self.state.load(Ordering::Acquire);
         if s & (BIAS | PRES) == BIAS {
             crate::coverage::hit!("ron_rw.read_table");
@@ -504,7 +513,7 @@ impl RonRw {
             fence(Ordering::SeqCst);
             if reader_table::global().occupied(self.id.load(Ordering::Relaxed)) {
                 crate::coverage::hit!("ron_rw.try_write_revoked_busy");
-                self.unwrite();
+                self.give_up_write(s);
                 return false;
             }
         }
@@ -514,6 +523,13 @@ impl RonRw {
     /// The one-CAS path: the lock is free and no writer is queued.
     #[inline]
     fn write_fast(&self) -> bool {
+        self.write_fast_until(never)
+    }
+
+    /// [`write_fast`](Self::write_fast), giving up (and undoing) if
+    /// `expired()` says so while table readers drain.
+    #[inline]
+    fn write_fast_until(&self, expired: impl Fn() -> bool) -> bool {
         // Relaxed: steers; the CAS decides and `drain` synchronizes.
         let s = self.state.load(Ordering::Relaxed);
         if s & PRES != 0 || rin(s) != self.rout.load(Ordering::Relaxed) || self.writers.is_held() {
@@ -528,9 +544,12 @@ impl RonRw {
             return false;
         }
         crate::coverage::hit!("ron_rw.write_fast");
-        // Cannot expire.
-        let _ = self.drain(s, never);
-        true
+        if self.drain(s, expired) {
+            return true;
+        }
+        crate::coverage::hit!("ron_rw.write_gave_up_draining");
+        self.give_up_write(s);
+        false
     }
 
     /// Holding the writers' queue (route order) with `token`: sets `PRES`
@@ -572,7 +591,7 @@ impl RonRw {
             true
         } else {
             crate::coverage::hit!("ron_rw.write_gave_up_draining");
-            self.unwrite();
+            self.give_up_write(s);
             false
         }
     }
@@ -580,7 +599,7 @@ impl RonRw {
     /// Exclusive access, giving up at `deadline` (then nothing is held).
     #[cfg(all(feature = "std", not(loom)))]
     pub fn try_write_until(&self, deadline: crate::timed::Deadline) -> bool {
-        if self.write_fast() {
+        if self.write_fast_until(|| deadline.expired()) {
             return true;
         }
         match self.writers.try_acquire_until(deadline) {
@@ -648,6 +667,25 @@ impl RonRw {
             }
         }
         true
+    }
+
+    /// Ends a writer phase that never entered (a `try_write` that found
+    /// table readers, a timed writer whose deadline passed while draining):
+    /// `s` is the word its CAS replaced. If that CAS revoked the bias, the
+    /// bias comes back in the same RMW: table readers may still be in, and
+    /// the next writer must scan for them (it skips the scan when it finds
+    /// `BIAS` clear). While `PRES` is ours nobody else sets `BIAS`, so the
+    /// XOR clears `PRES` and sets `BIAS`.
+    #[cold]
+    fn give_up_write(&self, s: u64) {
+        if s & BIAS != 0 {
+            crate::coverage::hit!("ron_rw.bias_restored");
+            // Release: as `unwrite` (nothing was written, but readers that
+            // waited for this phase acquire the word).
+            self.state.fetch_xor(PRES | BIAS, Ordering::Release);
+        } else {
+            self.unwrite();
+        }
     }
 
     /// Releases exclusive access: ends the writer phase.
@@ -778,7 +816,7 @@ impl RonRw {
             fence(Ordering::SeqCst);
             if reader_table::global().occupied(self.id.load(Ordering::Relaxed)) {
                 // Back to upgradable: clear PRES (our read still counts).
-                self.unwrite();
+                self.give_up_write(s);
                 return false;
             }
         }

@@ -17,6 +17,10 @@
 //!   table (groups 0 and 1) and a writer revoking: the reader-side and
 //!   writer-side `SeqCst` fences decide who backs off. Deleting the
 //!   reader's fence makes this model fail.
+//! * `rebias_after_write`: a writer, then a thread that biases the lock
+//!   again, then a reader through the table: the reader's Acquire load of
+//!   the word must see the writer's data through the biasing RMW (weakening
+//!   it to Relaxed makes this model fail).
 //! * `upgrade_and_downgrade`: an upgradable reader that upgrades and then
 //!   downgrades, a reader and a writer.
 //! * `phase_bound`: a writer writes twice; a reader that arrived during
@@ -185,6 +189,43 @@ fn publication_race() {
             assert_eq!(s.reader(0), 1);
             assert!(!s.lock.is_biased(), "a write left the bias on");
             assert!(!s.lock.is_held(), "lock left held (a table count stayed?)");
+        },
+    );
+}
+
+#[test]
+fn rebias_after_write() {
+    run(
+        "rebias_after_write",
+        2,
+        &["ron_rw.biased", "ron_rw.read_table", "ron_rw.write_fast"],
+        || {
+            let s = Shared::new();
+            let w = {
+                let s = s.clone();
+                thread::spawn(move || s.writer())
+            };
+            // Biases once the write is over (seen through Relaxed snapshots
+            // only: no happens-before with the writer from here).
+            let b = {
+                let s = s.clone();
+                thread::spawn(move || {
+                    while !(s.lock.phase_parity() && !s.lock.is_held_exclusive()) {
+                        thread::yield_now();
+                    }
+                    while !s.lock.bias_now() {
+                        thread::yield_now();
+                    }
+                })
+            };
+            while !s.lock.is_biased() {
+                thread::yield_now();
+            }
+            let v = s.reader(0);
+            assert_eq!(v, 1, "a table reader after the write missed it");
+            w.join().unwrap();
+            b.join().unwrap();
+            assert!(!s.lock.is_held(), "lock left held");
         },
     );
 }

@@ -168,7 +168,7 @@ fn mixed_ops_6_threads() {
     coverage::reset();
     let mut config = Config::new();
     config.silence_warnings = true;
-    let n = 1500 * scale();
+    let n = 5000 * scale();
     let t0 = Instant::now();
     let f = || mixed(6, 12);
     Runner::new(PctScheduler::new(3, n), config.clone()).run(f);
