@@ -148,15 +148,18 @@ pub struct RonRw {
 crate::raw_impl::impl_default_debug!(impl [] for RonRw, debug "RonRw" {});
 
 /// What to do while waiting: relax, and give up once `expired()` says so.
+/// The relax policy is built at the first wait (nothing on a path that
+/// does not wait).
 struct Wait<F: Fn() -> bool> {
-    relax: DefaultRelax,
+    relax: Option<DefaultRelax>,
     expired: F,
 }
 
 impl<F: Fn() -> bool> Wait<F> {
+    #[inline]
     fn new(expired: F) -> Self {
         Wait {
-            relax: DefaultRelax::default(),
+            relax: None,
             expired,
         }
     }
@@ -167,7 +170,7 @@ impl<F: Fn() -> bool> Wait<F> {
         if (self.expired)() {
             return false;
         }
-        self.relax.relax();
+        self.relax.get_or_insert_with(DefaultRelax::default).relax();
         true
     }
 }
@@ -532,7 +535,9 @@ impl RonRw {
     fn write_fast_until(&self, expired: impl Fn() -> bool) -> bool {
         // Relaxed: steers; the CAS decides and `drain` synchronizes.
         let s = self.state.load(Ordering::Relaxed);
-        if s & PRES != 0 || rin(s) != self.rout.load(Ordering::Relaxed) || self.writers.is_held() {
+        // Readers may be in: like a queued writer, this one then sets `PRES`
+        // and drains them (the queue only orders writers).
+        if s & PRES != 0 || self.writers.is_held() {
             return false;
         }
         // Acquire: pairs with the last writer's Release unlock.
