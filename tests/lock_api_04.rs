@@ -1,8 +1,8 @@
 //! ron locks where the ecosystem is, `lock_api` 0.4 (ron-core's
 //! `lock_api_04` feature): `lock_api_04::Mutex` over ron locks, and a real
 //! crate generic over a 0.4 raw lock, tracing-mutex's `TracingWrapper<R:
-//! lock_api::RawMutex>` (lock-order cycle detection), over `RonRaw` and
-//! over `Api04<CBoMcs>`.
+//! lock_api::RawMutex>` (lock-order cycle detection), over `RonRaw`, over
+//! `Api04<CBoMcs>`, and as a 0.4 `RawRwLock` over `RonRw`.
 
 use std::sync::Arc;
 
@@ -73,4 +73,31 @@ fn tracing_mutex_over_api04_cbo_mcs() {
         }
     });
     assert_eq!(*m.lock(), 8000);
+}
+
+#[test]
+fn tracing_mutex_over_ron_rw() {
+    let l = Arc::new(lock_api_04::RwLock::<TracingWrapper<ron_core::RonRw>, u64>::new(0));
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let l = &l;
+            s.spawn(move || {
+                for i in 0..2000 {
+                    if (i + t) % 10 == 0 {
+                        *l.write() += 1;
+                    } else {
+                        std::hint::black_box(*l.read());
+                    }
+                }
+            });
+        }
+    });
+    assert_eq!(*l.read(), 800);
+    let u = l.upgradable_read();
+    let mut w = lock_api_04::RwLockUpgradableReadGuard::upgrade(u);
+    *w += 1;
+    let r = lock_api_04::RwLockWriteGuard::downgrade(w);
+    assert_eq!(*r, 801);
+    drop(r);
+    assert!(!l.is_locked());
 }

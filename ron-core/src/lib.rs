@@ -215,6 +215,8 @@ pub use ron_park::RonPark;
 pub use ron_plock::RonPlock;
 pub use ron_raw::{RonInline, RonRaw};
 pub use ron_rw::RonRw;
+#[cfg(not(loom))]
+pub use ron_rw::RonRwLock;
 pub use ron_ticket::RonTicket;
 pub use token::{PlaceToken, SlotToken};
 
