@@ -77,12 +77,17 @@
 //! | [`Ttas`] | test-and-test-and-set (glibc `pthread_spin_lock` shape) | 1 | mutual exclusion, progress; no waiting bound |
 //! | [`Tas`] | test-and-set | 1 | mutual exclusion, progress; no waiting bound |
 //! | [`RonPark`] (`std`) | RON slots whose waiters spin, then sleep on a futex; a release wakes the next sleeper along the route | `128 * (S + 2)`, 2304 for `S = 16` | mutual exclusion, progress; no strict waiting bound (a waiter parked for 1 ms that loses is handed the lock) |
+//! | [`RonRw`] | reader-writer lock: phase-fair word + `RonRaw` writers' queue (route order) + BRAVO-style visible-readers table per reader group once reads are contended ([`ron_rw`]) | 24 (+ the process-wide 128 KiB table, used while biased) | writer exclusion; a reader waits at most one writer phase, a writer only for the readers before it |
 //!
 //! ## Where things are
 //! | file | role |
 //! |---|---|
 //! | `ron_raw/` | [`RonRaw`] (`mod.rs`) and [`RonInline`] (`inline.rs`): lock word (`word.rs`), waiting policy (`wait.rs`), pooled slot blocks (`pool.rs`) |
 //! | `ron_park.rs` | [`RonPark`]: RON slots with futex sleeping (`std`) |
+//! | `ron_rw.rs` | [`RonRw`]: the reader-writer lock |
+//! | [`reader_table`] | the process-wide visible-readers table of `RonRw` |
+//! | [`reentrant`] | [`RonReentrantMutex`] and its thread-id source |
+//! | `api04.rs` | `lock_api` 0.4 impls (feature `lock_api_04`) |
 //! | `nxt_ron.rs` | [`NxtRon`]: RON Algorithm 3 with a bitmap successor search |
 //! | `ron_plock.rs` | [`RonPlock`]: RON Algorithm 3 with a linear successor scan |
 //! | `plock.rs` | the RON Algorithm 3 core shared by `NxtRon` and `RonPlock` |
@@ -126,6 +131,12 @@
 //!   memory matters: 8 bytes a lock, the waiters in one process-wide table.
 //! * [`RonInline`] for a few hot, always-contended locks (no pool
 //!   indirection on the handover path, 2176 bytes each).
+//! * [`RonRw`] ([`ron_rw::RonRwLock`]) for read-mostly data: reads spread
+//!   over cache lines per CPU group once they are contended, writers take
+//!   turns along the route.
+//! * [`RonReentrantMutex`] when the holder must be able to lock again.
+//! * With the `lock_api_04` feature, every lock also as a `lock_api` 0.4
+//!   raw lock (`api04`).
 //! * The others are there to compare with.
 //!
 //! Every lock works with [`Condvar`] (`lock_api::Condvar` over
@@ -159,6 +170,9 @@
 //! * `std` (default): `sched_getcpu`-based hints, thread-local caches, the
 //!   yielding relax policies. Without it the crate is `#![no_std]` and needs
 //!   no allocator; register a hint provider with [`hint::set_provider`].
+//! * `lock_api_04`: `lock_api` 0.4's raw lock traits for every lock, next
+//!   to 0.5's (`api04`: direct impls, and `Api04<L>` keeping the 0.5 guard
+//!   state in the lock).
 //!
 //! ## Verification
 //! Every protocol has a loom model (`RUSTFLAGS="--cfg loom" cargo test -p
@@ -169,6 +183,8 @@
 #![cfg_attr(not(feature = "std"), no_std)]
 #![warn(missing_docs)]
 
+#[cfg(all(feature = "lock_api_04", not(loom)))]
+pub mod api04;
 pub mod condvar;
 #[doc(hidden)]
 pub mod coverage;
@@ -180,6 +196,9 @@ pub mod hint;
 mod in_use;
 pub mod plock;
 mod raw_impl;
+pub mod reader_table;
+#[cfg(not(loom))]
+pub mod reentrant;
 pub mod relax;
 pub mod route;
 pub mod slots;
@@ -195,6 +214,7 @@ pub mod ron;
 pub mod ron_park;
 pub mod ron_plock;
 pub mod ron_raw;
+pub mod ron_rw;
 pub mod ron_ticket;
 
 pub mod cbo_mcs;
@@ -211,11 +231,16 @@ pub mod ttas;
 pub use condvar::Condvar;
 pub use condvar::RonCondvar;
 pub use nxt_ron::NxtRon;
+#[cfg(not(loom))]
+pub use reentrant::RonReentrantMutex;
 pub use ron::Ron;
 #[cfg(feature = "std")]
 pub use ron_park::RonPark;
 pub use ron_plock::RonPlock;
 pub use ron_raw::{RonInline, RonRaw};
+pub use ron_rw::RonRw;
+#[cfg(not(loom))]
+pub use ron_rw::RonRwLock;
 pub use ron_ticket::RonTicket;
 pub use token::{PlaceToken, SlotToken};
 

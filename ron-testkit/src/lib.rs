@@ -6,12 +6,15 @@
 //!   benchmark registry and the examples iterate it.
 //! * [`conformance`]: the generic checks every `lock_api::RawMutex` must
 //!   pass, and [`conformance_tests!`] to instantiate them.
+//! * [`rw_conformance`]: std's and parking_lot's `RwLock` test shapes for
+//!   every `lock_api::RawRwLock`, and [`rw_conformance_tests!`].
 //!
 //! ron-core dev-depends on this crate, so `cargo test -p ron-core` runs the
 //! conformance suite (`ron-core/tests/conformance.rs`).
 
 pub mod conformance;
 pub mod locks;
+pub mod rw_conformance;
 
 pub use conformance::Unsynced;
 pub use locks::{LockInfo, assert_covers};

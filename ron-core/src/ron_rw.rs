@@ -1,0 +1,1169 @@
+//! [`RonRw`]: a reader-writer lock whose readers scale across CPU groups
+//! and whose writers hand over along the route.
+//!
+//! # Design
+//! Three parts, 24 bytes per lock:
+//!
+//! * **The lock word** (`state`, 8 bytes) and **the readers-out counter**
+//!   (`rout`, 4 bytes): a phase-fair reader-writer lock (Brandenburg and
+//!   Anderson's PF-T). Readers count themselves in on the word's high half
+//!   (`rin`, one `fetch_add`) and out on `rout`; a writer sets `PRES`
+//!   (and flips `PHID`) in the word with one CAS and waits until `rout`
+//!   reaches the `rin` it replaced. A reader that arrives while `PRES` is
+//!   set waits until the word's (`PRES`, `PHID`) pair changes: the end of
+//!   *that* writer's phase.
+//! * **The writers' queue** (`writers`, a [`RonRaw`], 8 bytes): a writer
+//!   that cannot set `PRES` at once queues on it, so contending writers
+//!   take turns in the order of RON's route handover; the queue's holder
+//!   sets `PRES` as soon as the current phase ends, then leaves the queue
+//!   to the next writer before it waits for readers.
+//! * **The visible-readers table** ([`crate::reader_table`],
+//!   process-wide, plus a 4-byte table id per lock): once a lock's reads
+//!   are contended (`HOT_MAX` reads that found another reader inside,
+//!   with no write in between) it sets `BIAS`, and readers then count
+//!   themselves in their group's slot of the table instead of `rin`:
+//!   readers of different groups write different cache lines. A writer
+//!   clears `BIAS` in the same CAS that sets `PRES` and waits for the
+//!   lock's table slots to empty (BRAVO's revocation).
+//!
+//! A reader's guard says where it was counted (a table slot index, or the
+//! central counter), so its unlock decrements what it incremented, whatever
+//! CPU it runs on by then.
+//!
+//! ## State
+//! `state` (u64): bit 0 `PRES` (a writer holds the lock or drains its
+//! readers), bit 1 `PHID` (the writer phase's parity), bit 2 `BIAS`
+//! (readers may use the table), bits 8..16 `HOT` (contended reads since
+//! the last write), bits 32..64 `rin` (readers counted in centrally,
+//! wrapping). `rout` (u32, wrapping). `id` (u32, 0 until first biased).
+//!
+//! | state | who may enter |
+//! |---|---|
+//! | `!PRES`, `rin == rout`, no table reader | anyone: one CAS for a writer, one `fetch_add` (or one slot CAS when biased) for a reader |
+//! | `!PRES`, readers in | readers; a writer sets `PRES` and drains |
+//! | `PRES`, `rout != rin` at its CAS, or table slots occupied | nobody new: the writer waits for the readers counted before it; arriving readers count in and wait for the phase to end |
+//! | `PRES`, drained | the writer (exclusive) |
+//! | the writer unlocks (`PRES` cleared) | the readers that arrived during its phase, at once; the next queued writer sets `PRES` after them |
+//!
+//! ## Guarantees
+//! Mutual exclusion between a writer and anyone else; any number of
+//! readers together. **Phase alternation**: a reader waits for at most one
+//! writer phase (the one it saw when it arrived; the next writer counts it
+//! and waits for it); a writer, once it has set `PRES`, waits only for the
+//! readers that arrived before it, and new readers cannot delay it. Before
+//! that, a writer waits for the writers ahead of it in the queue (route
+//! order, `RonRaw`'s progress guarantee: no strict bound) and for the
+//! current phase. An upgradable reader holds the writers' queue and a
+//! central read.
+//!
+//! ## The publication race (table readers against a revoking writer)
+//! A table reader: slot CAS; `fence(SeqCst)`; load `state`, and it is in
+//! only if `BIAS` is set and `PRES` clear (else it takes its count back).
+//! A writer: CAS `state` (sets `PRES`, clears `BIAS`); `fence(SeqCst)`;
+//! load the slots. The fences are totally ordered: if the reader's comes
+//! first the writer sees its count and waits for it; if the writer's comes
+//! first the reader sees `PRES` and backs off. A writer whose CAS found
+//! `BIAS` already clear skips the scan: the writer that cleared it scanned
+//! after its own fence, and a reader that saw `BIAS` set read a value
+//! before that clearing, so its fence came before that writer's and that
+//! writer waited for it. `BIAS` is set again only by a CAS that needs
+//! `PRES` clear, so it cannot appear under a writer; and a writer that
+//! revoked the bias but gives up before its scan found the table empty (a
+//! failed `try_write` or `try_upgrade`, a timed writer's deadline) clears
+//! `PRES` and sets `BIAS` back in one RMW, so "`BIAS` clear" keeps meaning
+//! "no table reader is in".
+//!
+//! ## Hints, migration, panics
+//! The CPU hint only picks a table slot; the guard keeps the slot, so a
+//! reader that migrates leaves the slot it entered. A wrong or out-of-range
+//! hint picks some slot of the lock (modulo), which the writer scans
+//! anyway. Threads may outnumber CPUs: waiting is the default relax policy
+//! (spin, then yield). The hint provider runs before a reader publishes
+//! anything; `RonRaw` unwinds cleanly when it panics in the writers'
+//! queue, and nothing else calls user code.
+//!
+//! ## lock_api 0.4
+//! With the `lock_api_04` feature `RonRw` implements 0.4's `RawRwLock`,
+//! `RawRwLockDowngrade`, `RawRwLockFair`, `RawRwLockTimed` and
+//! `RawRwLockUpgrade` (+ `Fair`). 0.4's `unlock_shared` takes no guard, so
+//! a 0.4 reader always counts in centrally (the table is never used nor
+//! enabled through 0.4: reads do not spread over groups there), and the
+//! upgradable reader's queue token is dropped (`PlaceToken::NONE`, the
+//! `RonRaw` contract).
+
+use crate::RonRaw;
+use crate::reader_table::{self, ReaderTable};
+use crate::relax::{DefaultRelax, Relax};
+use crate::sync::{AtomicU32, AtomicU64, Ordering, fence};
+use crate::token::PlaceToken;
+
+const PRES: u64 = 1;
+const PHID: u64 = 2;
+const BIAS: u64 = 4;
+const HOT_ONE: u64 = 1 << 8;
+const HOT_MASK: u64 = 0xFF << 8;
+/// Contended reads (with no write between them) that bias a lock.
+pub const HOT_MAX: u64 = 16;
+const RIN: u64 = 1 << 32;
+const PHASE: u64 = PRES | PHID;
+
+#[inline]
+fn rin(s: u64) -> u32 {
+    (s >> 32) as u32
+}
+
+/// The word after a writer's CAS: `PRES` set, `PHID` flipped, `BIAS` and
+/// `HOT` cleared, `rin` kept.
+#[inline]
+fn with_writer(s: u64) -> u64 {
+    ((s & !(BIAS | HOT_MASK)) | PRES) ^ PHID
+}
+
+/// The guard state of a shared acquisition of [`RonRw`]: where the reader
+/// was counted (a table slot, or the lock's central counter).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadToken(u32);
+
+impl ReadToken {
+    /// Counted in the lock's central counter.
+    pub const CENTRAL: ReadToken = ReadToken(u32::MAX);
+
+    /// The table slot this reader was counted in, if any.
+    pub fn slot(self) -> Option<usize> {
+        (self.0 != u32::MAX).then_some(self.0 as usize)
+    }
+}
+
+/// A reader-writer lock for read-mostly data: readers on different CPU
+/// groups write different cache lines once reads are contended, writers
+/// take turns along the route (see the [module docs](self) for the
+/// design, state table and guarantees). 24 bytes.
+pub struct RonRw {
+    state: AtomicU64,
+    rout: AtomicU32,
+    id: AtomicU32,
+    writers: RonRaw,
+}
+
+crate::raw_impl::impl_default_debug!(impl [] for RonRw, debug "RonRw" {});
+
+/// What to do while waiting: relax, and give up once `expired()` says so.
+/// The relax policy is built at the first wait (nothing on a path that
+/// does not wait).
+struct Wait<F: Fn() -> bool> {
+    relax: Option<DefaultRelax>,
+    expired: F,
+}
+
+impl<F: Fn() -> bool> Wait<F> {
+    #[inline]
+    fn new(expired: F) -> Self {
+        Wait {
+            relax: None,
+            expired,
+        }
+    }
+
+    /// Relaxes once; `false` once the deadline has passed.
+    #[inline]
+    fn step(&mut self) -> bool {
+        if (self.expired)() {
+            return false;
+        }
+        self.relax.get_or_insert_with(DefaultRelax::default).relax();
+        true
+    }
+}
+
+fn never() -> bool {
+    false
+}
+
+impl RonRw {
+    crate::sync::const_fn_unless_loom! {
+        /// A new, unlocked lock.
+        pub fn new() -> Self {
+            RonRw {
+                state: AtomicU64::new(0),
+                rout: AtomicU32::new(0),
+                id: AtomicU32::new(0),
+                writers: RonRaw::new(),
+            }
+        }
+    }
+
+    /// Whether the lock is held in any mode (a snapshot).
+    pub fn is_held(&self) -> bool {
+        // Relaxed: a snapshot by contract.
+        let s = self.state.load(Ordering::Relaxed);
+        if s & PRES != 0 || rin(s) != self.rout.load(Ordering::Relaxed) {
+            return true;
+        }
+        let id = self.id.load(Ordering::Relaxed);
+        s & BIAS != 0 && id != 0 && reader_table::global().occupied(id)
+    }
+
+    /// Whether a writer holds the lock or is draining readers (a snapshot).
+    pub fn is_held_exclusive(&self) -> bool {
+        self.state.load(Ordering::Relaxed) & PRES != 0 // a snapshot
+    }
+
+    /// Whether the lock is biased towards readers (they use the table).
+    pub fn is_biased(&self) -> bool {
+        self.state.load(Ordering::Relaxed) & BIAS != 0 // a snapshot
+    }
+
+    // ----- readers -------------------------------------------------------
+
+    /// Acquires shared access, counted in the table slot of the caller's
+    /// group when the lock is biased, else centrally.
+    #[inline]
+    pub fn read(&self) -> ReadToken {
+        // Relaxed: steers only; the table path validates after its fence.
+        let s = self.state.load(Ordering::Relaxed);
+        if s & (BIAS | PRES) == BIAS
+            && let Some(t) = self.read_table(reader_group())
+        {
+            return t;
+        }
+        self.read_central(true, never)
+            .expect("an untimed read never gives up")
+    }
+
+    /// [`read`](Self::read) counted in reader group `group`'s slot (any
+    /// value; models and tests play migrating or misplaced readers).
+    pub fn read_in(&self, group: usize) -> ReadToken {
+        // Relaxed: as in `read`.
+        let s = self.state.load(Ordering::Relaxed);
+        if s & (BIAS | PRES) == BIAS
+            && let Some(t) = self.read_table(group)
+        {
+            return t;
+        }
+        self.read_central(true, never)
+            .expect("an untimed read never gives up")
+    }
+
+    /// Shared access without waiting: `None` while a writer holds the
+    /// lock or drains readers.
+    #[inline]
+    pub fn try_read(&self) -> Option<ReadToken> {
+        // Relaxed: a first guess for the CAS.
+        let mut s = self.state.load(Ordering::Relaxed);
+        if s & (BIAS | PRES) == BIAS
+            && let Some(t) = self.read_table(reader_group())
+        {
+            return Some(t);
+        }
+        loop {
+            if s & PRES != 0 {
+                return None;
+            }
+            // Acquire: pairs with the last writer's Release unlock.
+            match self.state.compare_exchange_weak(
+                s,
+                s.wrapping_add(RIN),
+                Ordering::Acquire,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return Some(ReadToken::CENTRAL),
+                Err(cur) => s = cur,
+            }
+        }
+    }
+
+    /// The table path: count in group `group`'s slot, fence, validate.
+    #[inline]
+    fn read_table(&self, group: usize) -> Option<ReadToken> {
+        // Relaxed: the id is written once, before the Release CAS that set
+        // BIAS; any nonzero value read is that one, and 0 means "not yet".
+        let id = self.id.load(Ordering::Relaxed);
+        if id == 0 {
+            return None;
+        }
+        let table = reader_table::global();
+        let i = ReaderTable::index(id, group);
+        if !table.enter(i, id) {
+            crate::coverage::hit!("ron_rw.table_collision");
+            return None;
+        }
+        // SeqCst: the publication race (module docs): orders our slot
+        // count against a revoking writer's state CAS and slot loads.
+        fence(Ordering::SeqCst);
+        // Acquire: pairs with the last writer's Release unlock (our reads
+        // of the data come after its writes).
+        // mutants: the fence above already acquires through our first
+        // (Relaxed) look at the word, so no model kills Relaxed here; it is
+        // load-bearing when a second writer phase and a re-bias land
+        // between that look and this load (the value read here then comes
+        // from that writer's release sequence), which takes four threads.
+        let s = self.state.load(Ordering::Acquire);
+        if s & (BIAS | PRES) == BIAS {
+            crate::coverage::hit!("ron_rw.read_table");
+            return Some(ReadToken(i as u32));
+        }
+        crate::coverage::hit!("ron_rw.read_table_backoff");
+        table.leave(i, id);
+        None
+    }
+
+    /// The central path: count in on `rin`, wait out a writer phase that
+    /// was on. `heat`: count a contended read towards biasing. `None` only
+    /// if `expired()` said so while waiting (and then nothing is left
+    /// counted).
+    #[inline]
+    fn read_central(&self, heat: bool, expired: impl Fn() -> bool) -> Option<ReadToken> {
+        self.read_central_at(heat, expired).0
+    }
+
+    /// [`read_central`](Self::read_central), also returning the word the
+    /// reader's count replaced.
+    #[inline]
+    fn read_central_at(&self, heat: bool, expired: impl Fn() -> bool) -> (Option<ReadToken>, u64) {
+        // Acquire: pairs with the last writer's Release unlock.
+        let s = self.state.fetch_add(RIN, Ordering::Acquire);
+        if s & PRES != 0 {
+            return (self.wait_phase(s & PHASE, expired), s);
+        }
+        crate::coverage::hit!("ron_rw.read_central");
+        // Relaxed: a heuristic; `rout` shares the word's line.
+        if heat && s & BIAS == 0 && rin(s) != self.rout.load(Ordering::Relaxed) {
+            self.heat(s.wrapping_add(RIN));
+        }
+        (Some(ReadToken::CENTRAL), s)
+    }
+
+    /// For models: a central read that also returns the writer phase it
+    /// arrived in (`Some(parity)` when a writer phase was on).
+    #[doc(hidden)]
+    pub fn read_central_observing(&self) -> (ReadToken, Option<bool>) {
+        let (t, s) = self.read_central_at(false, never);
+        let t = t.expect("an untimed read never gives up");
+        (t, (s & PRES != 0).then_some(s & PHID != 0))
+    }
+
+    /// For models and tests: biases the lock now (as `HOT_MAX` contended
+    /// reads would); `false` if a writer phase is on or no id is left.
+    #[doc(hidden)]
+    pub fn bias_now(&self) -> bool {
+        // Relaxed: a first guess for the CAS in `heat`.
+        let s = self.state.load(Ordering::Relaxed);
+        self.enable_bias(s);
+        self.is_biased()
+    }
+
+    /// The parity of the last writer phase (flipped by every writer).
+    #[doc(hidden)]
+    pub fn phase_parity(&self) -> bool {
+        self.state.load(Ordering::Relaxed) & PHID != 0 // a snapshot
+    }
+
+    /// A reader counted in during writer phase `phase` waits for it to
+    /// end; on expiry it takes its count back if the phase is still on
+    /// (nobody has counted it yet), else it is in.
+    #[cold]
+    fn wait_phase(&self, phase: u64, expired: impl Fn() -> bool) -> Option<ReadToken> {
+        crate::coverage::hit!("ron_rw.read_waits_phase");
+        let mut wait = Wait::new(expired);
+        loop {
+            // Acquire: the writer's Release unlock ends the phase.
+            let s = self.state.load(Ordering::Acquire);
+            if s & PHASE != phase {
+                return Some(ReadToken::CENTRAL);
+            }
+            if !wait.step() {
+                return self.give_up_read(phase);
+            }
+        }
+    }
+
+    /// Takes back a central count made during writer phase `phase`: only
+    /// while that phase is on (no writer's snapshot of `rin` includes it);
+    /// once it has ended the reader is in.
+    #[cold]
+    fn give_up_read(&self, phase: u64) -> Option<ReadToken> {
+        // Relaxed: a first guess for the CAS.
+        let mut s = self.state.load(Ordering::Relaxed);
+        loop {
+            if s & PHASE != phase {
+                // Acquire for the data: re-load with it (the phase ended
+                // with the writer's Release unlock).
+                let _ = self.state.load(Ordering::Acquire);
+                return Some(ReadToken::CENTRAL);
+            }
+            // Relaxed: we leave without having read anything.
+            match self.state.compare_exchange_weak(
+                s,
+                s.wrapping_sub(RIN),
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => {
+                    crate::coverage::hit!("ron_rw.read_gave_up");
+                    return None;
+                }
+                Err(cur) => s = cur,
+            }
+        }
+    }
+
+    /// A contended central read: count it in `HOT`, and bias the lock at
+    /// `HOT_MAX` (one try each; losing a race only delays the bias).
+    #[cold]
+    fn heat(&self, s: u64) {
+        let hot = (s & HOT_MASK) >> 8;
+        if hot + 1 < HOT_MAX {
+            // Relaxed: a heuristic counter.
+            let _ =
+                self.state
+                    .compare_exchange(s, s + HOT_ONE, Ordering::Relaxed, Ordering::Relaxed);
+            return;
+        }
+        self.enable_bias(s);
+    }
+
+    /// Sets `BIAS` if the word is still `s` and no writer phase is on,
+    /// giving the lock its table id first.
+    #[cold]
+    fn enable_bias(&self, s: u64) {
+        // Relaxed: the id is published by the Release CAS below.
+        let mut id = self.id.load(Ordering::Relaxed);
+        if id == 0 {
+            let Some(new) = reader_table::new_id() else {
+                return;
+            };
+            id = match self
+                .id
+                .compare_exchange(0, new, Ordering::Relaxed, Ordering::Relaxed)
+            {
+                Ok(_) => new,
+                Err(cur) => cur, // another reader set it (ours is unused)
+            };
+        }
+        if id == 0 {
+            return;
+        }
+        if s & (PRES | BIAS) == 0 {
+            // Release: publishes the id to readers that see BIAS (and to
+            // the writer whose CAS reads this value).
+            if self
+                .state
+                .compare_exchange(
+                    s,
+                    (s & !HOT_MASK) | BIAS,
+                    Ordering::Release,
+                    Ordering::Relaxed,
+                )
+                .is_ok()
+            {
+                crate::coverage::hit!("ron_rw.biased");
+            }
+        }
+    }
+
+    /// Releases shared access.
+    ///
+    /// # Safety
+    /// The caller holds shared access acquired with `token`.
+    #[inline]
+    pub unsafe fn unread(&self, token: ReadToken) {
+        match token.slot() {
+            Some(i) => {
+                // Relaxed: the id is fixed once the lock was biased, which
+                // happened before this reader's table entry.
+                let id = self.id.load(Ordering::Relaxed);
+                reader_table::global().leave(i, id);
+            }
+            None => {
+                // Release: our reads happen before the writer's Acquire
+                // load that sees `rout` reach its snapshot.
+                self.rout.fetch_add(1, Ordering::Release);
+            }
+        }
+    }
+
+    // ----- writers -------------------------------------------------------
+
+    /// Acquires exclusive access.
+    #[inline]
+    pub fn write(&self) {
+        if !self.write_fast() {
+            let token = self.writers.acquire();
+            let _ = self.write_queued(token, never);
+        }
+    }
+
+    /// Exclusive access without waiting for anyone but readers that are
+    /// leaving the table: `false` if a writer holds the lock, or readers
+    /// are in.
+    pub fn try_write(&self) -> bool {
+        // Relaxed: a first guess for the CAS.
+        let s = self.state.load(Ordering::Relaxed);
+        // Acquire: the readers counted out happen before our writes.
+        if s & PRES != 0 || rin(s) != self.rout.load(Ordering::Acquire) {
+            return false;
+        }
+        // Acquire: pairs with the last writer's Release unlock.
+        if self
+            .state
+            .compare_exchange(s, with_writer(s), Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            return false;
+        }
+        if s & BIAS != 0 {
+            // SeqCst: the publication race, as in `drain`.
+            fence(Ordering::SeqCst);
+            if reader_table::global().occupied(self.id.load(Ordering::Relaxed)) {
+                crate::coverage::hit!("ron_rw.try_write_revoked_busy");
+                self.give_up_write(s);
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The one-CAS path: the lock is free and no writer is queued.
+    #[inline]
+    fn write_fast(&self) -> bool {
+        self.write_fast_until(never)
+    }
+
+    /// [`write_fast`](Self::write_fast), giving up (and undoing) if
+    /// `expired()` says so while table readers drain.
+    #[inline]
+    fn write_fast_until(&self, expired: impl Fn() -> bool) -> bool {
+        // Relaxed: steers; the CAS decides and `drain` synchronizes.
+        let s = self.state.load(Ordering::Relaxed);
+        // Readers may be in: like a queued writer, this one then sets `PRES`
+        // and drains them (the queue only orders writers).
+        if s & PRES != 0 || self.writers.is_held() {
+            return false;
+        }
+        // Acquire: pairs with the last writer's Release unlock.
+        if self
+            .state
+            .compare_exchange(s, with_writer(s), Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            return false;
+        }
+        crate::coverage::hit!("ron_rw.write_fast");
+        if self.drain(s, expired) {
+            return true;
+        }
+        crate::coverage::hit!("ron_rw.write_gave_up_draining");
+        self.give_up_write(s);
+        false
+    }
+
+    /// Holding the writers' queue (route order) with `token`: sets `PRES`
+    /// once the current phase ends, leaves the queue, drains. `false` if
+    /// `expired()` said so first (then nothing is held).
+    #[cold]
+    fn write_queued(&self, token: PlaceToken, expired: impl Fn() -> bool + Copy) -> bool {
+        crate::coverage::hit!("ron_rw.write_queued");
+        let mut wait = Wait::new(expired);
+        // Relaxed: a first guess for the CAS.
+        let mut s = self.state.load(Ordering::Relaxed);
+        loop {
+            if s & PRES == 0 {
+                // Acquire: pairs with the last writer's Release unlock.
+                match self.state.compare_exchange_weak(
+                    s,
+                    with_writer(s),
+                    Ordering::Acquire,
+                    Ordering::Relaxed,
+                ) {
+                    Ok(_) => break,
+                    Err(cur) => {
+                        s = cur;
+                        continue;
+                    }
+                }
+            }
+            if !wait.step() {
+                // SAFETY: we hold the queue with `token`.
+                unsafe { self.writers.release(token) };
+                return false;
+            }
+            s = self.state.load(Ordering::Relaxed); // as above
+        }
+        // SAFETY: we hold the queue with `token`; the next writer may queue
+        // up behind our phase now.
+        unsafe { self.writers.release(token) };
+        if self.drain(s, expired) {
+            true
+        } else {
+            crate::coverage::hit!("ron_rw.write_gave_up_draining");
+            self.give_up_write(s);
+            false
+        }
+    }
+
+    /// Exclusive access, giving up at `deadline` (then nothing is held).
+    #[cfg(all(feature = "std", not(loom)))]
+    pub fn try_write_until(&self, deadline: crate::timed::Deadline) -> bool {
+        if self.write_fast_until(|| deadline.expired()) {
+            return true;
+        }
+        match self.writers.try_acquire_until(deadline) {
+            Some(token) => self.write_queued(token, || deadline.expired()),
+            None => false,
+        }
+    }
+
+    /// Shared access, giving up at `deadline` (then nothing is held).
+    #[cfg(all(feature = "std", not(loom)))]
+    pub fn try_read_until(&self, deadline: crate::timed::Deadline) -> Option<ReadToken> {
+        // Relaxed: as in `read`.
+        let s = self.state.load(Ordering::Relaxed);
+        if s & (BIAS | PRES) == BIAS
+            && let Some(t) = self.read_table(reader_group())
+        {
+            return Some(t);
+        }
+        self.read_central(true, || deadline.expired())
+    }
+
+    /// Upgradable access, giving up at `deadline`.
+    #[cfg(all(feature = "std", not(loom)))]
+    pub fn try_read_upgradable_until(
+        &self,
+        deadline: crate::timed::Deadline,
+    ) -> Option<PlaceToken> {
+        let t = self.writers.try_acquire_until(deadline)?;
+        match self.read_central(false, || deadline.expired()) {
+            Some(_) => Some(t),
+            None => {
+                // SAFETY: just acquired with `t`.
+                unsafe { self.writers.release(t) };
+                None
+            }
+        }
+    }
+
+    /// Waits until the readers counted before our CAS (which replaced `s`)
+    /// have left: the table's, if `s` was biased, then the central ones.
+    /// `false` if `expired()` said so first.
+    #[inline]
+    fn drain(&self, s: u64, expired: impl Fn() -> bool) -> bool {
+        let mut wait = Wait::new(expired);
+        if s & BIAS != 0 {
+            crate::coverage::hit!("ron_rw.revoke");
+            // SeqCst: the publication race (module docs).
+            fence(Ordering::SeqCst);
+            // Relaxed: the id was written before BIAS was set, which our
+            // Acquire CAS read.
+            let id = self.id.load(Ordering::Relaxed);
+            let table = reader_table::global();
+            while table.occupied(id) {
+                crate::coverage::hit!("ron_rw.revoke_waits");
+                if !wait.step() {
+                    return false;
+                }
+            }
+        }
+        // Acquire: pairs with the readers' Release `rout` increments.
+        while self.rout.load(Ordering::Acquire) != rin(s) {
+            crate::coverage::hit!("ron_rw.write_waits_readers");
+            if !wait.step() {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Ends a writer phase that never entered (a `try_write` that found
+    /// table readers, a timed writer whose deadline passed while draining):
+    /// `s` is the word its CAS replaced. If that CAS revoked the bias, the
+    /// bias comes back in the same RMW: table readers may still be in, and
+    /// the next writer must scan for them (it skips the scan when it finds
+    /// `BIAS` clear). While `PRES` is ours nobody else sets `BIAS`, so the
+    /// XOR clears `PRES` and sets `BIAS`.
+    #[cold]
+    fn give_up_write(&self, s: u64) {
+        if s & BIAS != 0 {
+            crate::coverage::hit!("ron_rw.bias_restored");
+            // Release: as `unwrite` (nothing was written, but readers that
+            // waited for this phase acquire the word).
+            self.state.fetch_xor(PRES | BIAS, Ordering::Release);
+        } else {
+            self.unwrite();
+        }
+    }
+
+    /// Releases exclusive access: ends the writer phase.
+    #[inline]
+    pub fn unwrite(&self) {
+        // Release: our writes happen before the next reader's or writer's
+        // Acquire of the word.
+        self.state.fetch_and(!PRES, Ordering::Release);
+    }
+
+    /// Turns exclusive access into shared access (central), letting the
+    /// readers that waited for this phase in.
+    pub fn downgrade(&self) -> ReadToken {
+        // AcqRel: Release for our writes to the readers let in; Acquire is
+        // already ours. `PRES` is set, so subtracting it clears the bit.
+        self.state
+            .fetch_add(RIN.wrapping_sub(PRES), Ordering::AcqRel);
+        crate::coverage::hit!("ron_rw.downgrade");
+        ReadToken::CENTRAL
+    }
+
+    // ----- upgradable readers ---------------------------------------------
+
+    /// Acquires upgradable access: the writers' queue and a central read.
+    pub fn read_upgradable(&self) -> PlaceToken {
+        let t = self.writers.acquire();
+        // Holding the queue, a central read (no heat: one reader).
+        let _ = self.read_central(false, never);
+        t
+    }
+
+    /// Upgradable access without waiting.
+    pub fn try_read_upgradable(&self) -> Option<PlaceToken> {
+        let t = self.writers.try_acquire()?;
+        // Relaxed: a first guess for the CAS.
+        let mut s = self.state.load(Ordering::Relaxed);
+        loop {
+            if s & PRES != 0 {
+                // SAFETY: just acquired with `t`.
+                unsafe { self.writers.release(t) };
+                return None;
+            }
+            // Acquire: pairs with the last writer's Release unlock.
+            match self.state.compare_exchange_weak(
+                s,
+                s.wrapping_add(RIN),
+                Ordering::Acquire,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return Some(t),
+                Err(cur) => s = cur,
+            }
+        }
+    }
+
+    /// Releases upgradable access.
+    ///
+    /// # Safety
+    /// The caller holds upgradable access acquired with `token`.
+    pub unsafe fn unread_upgradable(&self, token: PlaceToken) {
+        // Release: as for a central reader.
+        self.rout.fetch_add(1, Ordering::Release);
+        // SAFETY: the caller holds the queue with `token`.
+        unsafe { self.writers.release(token) };
+    }
+
+    /// Upgradable to shared: leaves the queue, keeps the central read.
+    ///
+    /// # Safety
+    /// The caller holds upgradable access acquired with `token`.
+    pub unsafe fn downgrade_upgradable(&self, token: PlaceToken) -> ReadToken {
+        // SAFETY: the caller holds the queue with `token`.
+        unsafe { self.writers.release(token) };
+        ReadToken::CENTRAL
+    }
+
+    /// Upgradable to exclusive: sets `PRES` (nobody else can: we hold the
+    /// queue and are counted in `rin`), counts our read out, drains.
+    ///
+    /// # Safety
+    /// The caller holds upgradable access acquired with `token`.
+    pub unsafe fn upgrade(&self, token: PlaceToken) {
+        // Relaxed: a first guess for the CAS.
+        let mut s = self.state.load(Ordering::Relaxed);
+        loop {
+            debug_assert_eq!(s & PRES, 0, "an upgradable holder saw PRES set");
+            // Acquire: pairs with the word's Releases.
+            match self.state.compare_exchange_weak(
+                s,
+                with_writer(s),
+                Ordering::Acquire,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => break,
+                Err(cur) => s = cur,
+            }
+        }
+        // Release: our read is over (`drain` waits for `rout` to count it).
+        self.rout.fetch_add(1, Ordering::Release);
+        crate::coverage::hit!("ron_rw.upgrade");
+        let _ = self.drain(s, never);
+        // SAFETY: the caller holds the queue with `token`.
+        unsafe { self.writers.release(token) };
+    }
+
+    /// Upgrades if no other reader is in; else leaves upgradable access
+    /// as it was and returns `false`.
+    ///
+    /// # Safety
+    /// The caller holds upgradable access acquired with `token`.
+    pub unsafe fn try_upgrade(&self, token: PlaceToken) -> bool {
+        // Relaxed: a first guess for the CAS.
+        let s = self.state.load(Ordering::Relaxed);
+        // Acquire: the readers counted out happen before our writes.
+        if s & PRES != 0 || rin(s) != self.rout.load(Ordering::Acquire).wrapping_add(1) {
+            return false;
+        }
+        // Acquire: pairs with the word's Releases.
+        if self
+            .state
+            .compare_exchange(s, with_writer(s), Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            return false;
+        }
+        if s & BIAS != 0 {
+            // SeqCst: the publication race, as in `drain`.
+            fence(Ordering::SeqCst);
+            if reader_table::global().occupied(self.id.load(Ordering::Relaxed)) {
+                // Back to upgradable: clear PRES (our read still counts).
+                self.give_up_write(s);
+                return false;
+            }
+        }
+        // Release: our read is over.
+        self.rout.fetch_add(1, Ordering::Release);
+        // SAFETY: the caller holds the queue with `token`.
+        unsafe { self.writers.release(token) };
+        true
+    }
+}
+
+/// The caller's reader group: its installed group when a group table is
+/// installed, else its CPU (a hint; any value is safe).
+#[inline]
+fn reader_group() -> usize {
+    let cpu = crate::hint::current_cpu();
+    if crate::groups::count() > 1 {
+        crate::groups::group_of(cpu)
+    } else {
+        cpu
+    }
+}
+
+// ----- lock_api 0.5 ---------------------------------------------------------
+
+// SAFETY (every impl below): each method is one of the inherent methods
+// above, whose protocol the module docs argue: a writer enters only once
+// `PRES` is its own and the readers counted before it (central and table)
+// have left, and readers enter only while no writer phase is on, so a
+// writer excludes everyone; Acquire on entry and Release on exit on the
+// word, `rout` or a table slot. Shared guard state records where the
+// reader was counted and its unlock takes back exactly that count;
+// exclusive state is `()`; upgradable state is the writers' queue token.
+// Forgetting a guard leaves its count (the lock stays held in that mode),
+// and dropping a held lock is allowed (nothing points into it: a table
+// slot holds an id, not an address). Nothing after a count is published
+// calls user code but `RonRaw` (which unwinds cleanly).
+#[cfg(not(loom))]
+// SAFETY: the argument above.
+unsafe impl lock_api::RawRwLock for RonRw {
+    #[allow(clippy::declare_interior_mutable_const)]
+    const INIT: Self = RonRw::new();
+    type SharedGuard = ReadToken;
+    type ExclusiveGuard = ();
+
+    #[inline]
+    fn lock_shared(&self) -> ReadToken {
+        self.read()
+    }
+
+    #[inline]
+    fn try_lock_shared(&self) -> Option<ReadToken> {
+        self.try_read()
+    }
+
+    #[inline]
+    unsafe fn unlock_shared(&self, guard: ReadToken) {
+        // SAFETY: the caller holds shared access acquired with `guard`.
+        unsafe { self.unread(guard) }
+    }
+
+    #[inline]
+    fn lock_exclusive(&self) {
+        self.write()
+    }
+
+    #[inline]
+    fn try_lock_exclusive(&self) -> Option<()> {
+        self.try_write().then_some(())
+    }
+
+    #[inline]
+    unsafe fn unlock_exclusive(&self, _: ()) {
+        self.unwrite()
+    }
+
+    #[inline]
+    fn is_locked(&self) -> bool {
+        self.is_held()
+    }
+
+    #[inline]
+    fn is_locked_exclusive(&self) -> bool {
+        self.is_held_exclusive()
+    }
+}
+
+// SAFETY: see above; every unlock already lets the other side's waiters in
+// (phase-fair), so the fair unlocks are the plain ones.
+#[cfg(not(loom))]
+unsafe impl lock_api::RawRwLockFair for RonRw {
+    #[inline]
+    unsafe fn unlock_shared_fair(&self, guard: ReadToken) {
+        // SAFETY: as `unlock_shared`.
+        unsafe { self.unread(guard) }
+    }
+
+    #[inline]
+    unsafe fn unlock_exclusive_fair(&self, _: ()) {
+        self.unwrite()
+    }
+}
+
+// SAFETY: see above (`downgrade` turns `PRES` into a central count in one
+// RMW, so no writer can come between).
+#[cfg(not(loom))]
+unsafe impl lock_api::RawRwLockDowngrade for RonRw {
+    #[inline]
+    unsafe fn downgrade(&self, _: ()) -> ReadToken {
+        RonRw::downgrade(self)
+    }
+}
+
+// SAFETY: see above; a timed attempt that gives up has taken back every
+// count and left the queue (`give_up_read`, `write_queued`).
+#[cfg(all(feature = "std", not(loom)))]
+unsafe impl lock_api::RawRwLockTimed for RonRw {
+    type Duration = std::time::Duration;
+    type Instant = std::time::Instant;
+
+    fn try_lock_shared_for(&self, timeout: Self::Duration) -> Option<ReadToken> {
+        self.try_read_until(crate::timed::Deadline::after(timeout))
+    }
+
+    fn try_lock_shared_until(&self, timeout: Self::Instant) -> Option<ReadToken> {
+        self.try_read_until(crate::timed::Deadline::at(timeout))
+    }
+
+    fn try_lock_exclusive_for(&self, timeout: Self::Duration) -> Option<()> {
+        self.try_write_until(crate::timed::Deadline::after(timeout))
+            .then_some(())
+    }
+
+    fn try_lock_exclusive_until(&self, timeout: Self::Instant) -> Option<()> {
+        self.try_write_until(crate::timed::Deadline::at(timeout))
+            .then_some(())
+    }
+}
+
+// SAFETY: see above: an upgradable holder holds the writers' queue (one
+// upgradable or queued writer at a time) and a central read (no writer
+// phase can start: the fast path needs `rin == rout`, the slow path the
+// queue); `upgrade` is then the only one who can set `PRES`.
+#[cfg(not(loom))]
+unsafe impl lock_api::RawRwLockUpgrade for RonRw {
+    type UpgradableGuard = PlaceToken;
+
+    #[inline]
+    fn lock_upgradable(&self) -> PlaceToken {
+        self.read_upgradable()
+    }
+
+    #[inline]
+    fn try_lock_upgradable(&self) -> Option<PlaceToken> {
+        self.try_read_upgradable()
+    }
+
+    #[inline]
+    unsafe fn unlock_upgradable(&self, guard: PlaceToken) {
+        // SAFETY: the caller holds upgradable access with `guard`.
+        unsafe { self.unread_upgradable(guard) }
+    }
+
+    #[inline]
+    unsafe fn upgrade(&self, guard: PlaceToken) {
+        // SAFETY: as above.
+        unsafe { RonRw::upgrade(self, guard) }
+    }
+
+    #[inline]
+    unsafe fn try_upgrade(&self, guard: PlaceToken) -> Result<(), PlaceToken> {
+        // SAFETY: as above.
+        if unsafe { RonRw::try_upgrade(self, guard) } {
+            Ok(())
+        } else {
+            Err(guard)
+        }
+    }
+}
+
+// SAFETY: as `RawRwLockUpgrade`; the fair unlock is the plain one.
+#[cfg(not(loom))]
+unsafe impl lock_api::RawRwLockUpgradeFair for RonRw {
+    #[inline]
+    unsafe fn unlock_upgradable_fair(&self, guard: PlaceToken) {
+        // SAFETY: as above.
+        unsafe { self.unread_upgradable(guard) }
+    }
+}
+
+/// A reader-writer lock over [`RonRw`].
+#[cfg(not(loom))]
+pub type RonRwLock<T> = lock_api::RwLock<RonRw, T>;
+
+// ----- lock_api 0.4 ---------------------------------------------------------
+
+// SAFETY (every 0.4 impl): the 0.5 methods above; a 0.4 reader always
+// counts in centrally (`read_central`), so its unlock, which gets no
+// state, takes back a central count; 0.4 exclusive state is `()` as in
+// 0.5; the upgradable queue token is rebuilt as `PlaceToken::NONE`, valid
+// state for any `RonRaw` acquisition (it only picks where the handover
+// scan starts).
+#[cfg(all(feature = "lock_api_04", not(loom)))]
+mod api04 {
+    use super::*;
+
+    #[inline]
+    fn read_central(l: &RonRw) {
+        let _ = l.read_central(false, never);
+    }
+
+    // SAFETY: see above.
+    unsafe impl lock_api_04::RawRwLock for RonRw {
+        #[allow(clippy::declare_interior_mutable_const)]
+        const INIT: Self = RonRw::new();
+        type GuardMarker = lock_api_04::GuardSend;
+
+        fn lock_shared(&self) {
+            read_central(self)
+        }
+
+        fn try_lock_shared(&self) -> bool {
+            // Relaxed: a first guess for the CAS.
+            let mut s = self.state.load(Ordering::Relaxed);
+            loop {
+                if s & PRES != 0 {
+                    return false;
+                }
+                // Acquire: pairs with the last writer's Release unlock.
+                match self.state.compare_exchange_weak(
+                    s,
+                    s.wrapping_add(RIN),
+                    Ordering::Acquire,
+                    Ordering::Relaxed,
+                ) {
+                    Ok(_) => return true,
+                    Err(cur) => s = cur,
+                }
+            }
+        }
+
+        unsafe fn unlock_shared(&self) {
+            // SAFETY: a 0.4 reader counted in centrally.
+            unsafe { self.unread(ReadToken::CENTRAL) }
+        }
+
+        fn lock_exclusive(&self) {
+            self.write()
+        }
+
+        fn try_lock_exclusive(&self) -> bool {
+            self.try_write()
+        }
+
+        unsafe fn unlock_exclusive(&self) {
+            self.unwrite()
+        }
+
+        fn is_locked(&self) -> bool {
+            self.is_held()
+        }
+
+        fn is_locked_exclusive(&self) -> bool {
+            self.is_held_exclusive()
+        }
+    }
+
+    // SAFETY: see above.
+    unsafe impl lock_api_04::RawRwLockFair for RonRw {
+        unsafe fn unlock_shared_fair(&self) {
+            // SAFETY: as `unlock_shared`.
+            unsafe { self.unread(ReadToken::CENTRAL) }
+        }
+
+        unsafe fn unlock_exclusive_fair(&self) {
+            self.unwrite()
+        }
+    }
+
+    // SAFETY: see above.
+    unsafe impl lock_api_04::RawRwLockDowngrade for RonRw {
+        unsafe fn downgrade(&self) {
+            let _ = RonRw::downgrade(self);
+        }
+    }
+
+    // SAFETY: see above (a timed 0.4 reader uses the central path).
+    #[cfg(feature = "std")]
+    unsafe impl lock_api_04::RawRwLockTimed for RonRw {
+        type Duration = std::time::Duration;
+        type Instant = std::time::Instant;
+
+        fn try_lock_shared_for(&self, timeout: Self::Duration) -> bool {
+            let d = crate::timed::Deadline::after(timeout);
+            self.read_central(false, || d.expired()).is_some()
+        }
+
+        fn try_lock_shared_until(&self, timeout: Self::Instant) -> bool {
+            let d = crate::timed::Deadline::at(timeout);
+            self.read_central(false, || d.expired()).is_some()
+        }
+
+        fn try_lock_exclusive_for(&self, timeout: Self::Duration) -> bool {
+            self.try_write_until(crate::timed::Deadline::after(timeout))
+        }
+
+        fn try_lock_exclusive_until(&self, timeout: Self::Instant) -> bool {
+            self.try_write_until(crate::timed::Deadline::at(timeout))
+        }
+    }
+
+    // SAFETY: see above.
+    unsafe impl lock_api_04::RawRwLockUpgrade for RonRw {
+        fn lock_upgradable(&self) {
+            let _ = self.read_upgradable();
+        }
+
+        fn try_lock_upgradable(&self) -> bool {
+            self.try_read_upgradable().is_some()
+        }
+
+        unsafe fn unlock_upgradable(&self) {
+            // SAFETY: the caller holds upgradable access; see above.
+            unsafe { self.unread_upgradable(PlaceToken::NONE) }
+        }
+
+        unsafe fn upgrade(&self) {
+            // SAFETY: as above.
+            unsafe { RonRw::upgrade(self, PlaceToken::NONE) }
+        }
+
+        unsafe fn try_upgrade(&self) -> bool {
+            // SAFETY: as above.
+            unsafe { RonRw::try_upgrade(self, PlaceToken::NONE) }
+        }
+    }
+
+    // SAFETY: see above.
+    unsafe impl lock_api_04::RawRwLockUpgradeFair for RonRw {
+        unsafe fn unlock_upgradable_fair(&self) {
+            // SAFETY: as above.
+            unsafe { self.unread_upgradable(PlaceToken::NONE) }
+        }
+    }
+}

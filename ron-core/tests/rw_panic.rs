@@ -1,0 +1,35 @@
+//! `RonRw` when the CPU hint provider panics (its own process: the
+//! provider is process-wide). A biased lock asks the hint on every read,
+//! before the reader publishes anything: the panic leaves no count behind,
+//! and the lock keeps working once the provider behaves.
+#![cfg(not(any(loom, shuttle, miri)))]
+
+use ron_core::RonRw;
+use ron_core::hint;
+
+fn panicking_hint() -> usize {
+    panic!("hint provider panics")
+}
+
+#[test]
+fn read_whose_hint_panics_leaves_nothing() {
+    let l = RonRw::new();
+    assert!(l.bias_now());
+    let held = l.read_in(2); // another reader stays in the table
+    hint::set_provider(panicking_hint);
+    let r = std::panic::catch_unwind(|| l.read());
+    hint::clear_provider();
+    assert!(r.is_err(), "the hint was not asked");
+    // Only `held` is in: after it leaves, a writer gets in at once.
+    assert!(!l.try_write(), "a writer got in past a reader");
+    assert!(l.is_held());
+    // SAFETY: acquired above.
+    unsafe { l.unread(held) };
+    assert!(!l.is_held(), "the panicking read left a count");
+    assert!(l.try_write());
+    l.unwrite();
+    let t = l.read();
+    // SAFETY: acquired above.
+    unsafe { l.unread(t) };
+    assert!(!l.is_held());
+}
