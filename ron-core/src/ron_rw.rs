@@ -78,7 +78,7 @@
 //! reader that migrates leaves the slot it entered. A wrong or out-of-range
 //! hint picks some slot of the lock (modulo), which the writer scans
 //! anyway. Threads may outnumber CPUs: waiting is the default relax policy
-//! (spin, then yield). The hint provider runs before a reader publishes
+//! ([`DefaultRelax`]). The hint provider runs before a reader publishes
 //! anything; `RonRaw` unwinds cleanly when it panics in the writers'
 //! queue, and nothing else calls user code.
 //!
