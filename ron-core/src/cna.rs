@@ -142,17 +142,6 @@ impl<const FLUSH_LOG2: u32, const SHUFFLE_REDUCTION: bool, R: Relax>
         unsafe { self.q.release() }
     }
 
-    /// Same as [`release`](Self::release): the order is decided by the
-    /// waiting head, within the fairness threshold.
-    ///
-    /// # Safety
-    /// As for [`release`](Self::release).
-    #[inline]
-    pub unsafe fn release_fair(&self, guard: ()) {
-        // SAFETY: same contract.
-        unsafe { self.release(guard) }
-    }
-
     /// Whether the lock is held (a momentary snapshot).
     #[inline]
     pub fn is_held(&self) -> bool {
@@ -219,6 +208,6 @@ unsafe impl<const FLUSH_LOG2: u32, const SHUFFLE_REDUCTION: bool, R: Relax> lock
     #[inline]
     unsafe fn unlock_fair(&self, guard: ()) {
         // SAFETY: the caller holds the lock with `guard`.
-        unsafe { self.release_fair(guard) }
+        unsafe { self.release(guard) }
     }
 }

@@ -102,16 +102,6 @@ impl<R: Relax> Mcs<R> {
         unsafe { self.q.release() }
     }
 
-    /// Same as [`release`](Self::release): the queue is already FIFO.
-    ///
-    /// # Safety
-    /// As for [`release`](Self::release).
-    #[inline]
-    pub unsafe fn release_fair(&self, guard: ()) {
-        // SAFETY: same contract.
-        unsafe { self.release(guard) }
-    }
-
     /// Whether the lock is held (a momentary snapshot).
     #[inline]
     pub fn is_held(&self) -> bool {
@@ -172,6 +162,6 @@ unsafe impl<R: Relax> lock_api::RawMutexFair for Mcs<R> {
     #[inline]
     unsafe fn unlock_fair(&self, guard: ()) {
         // SAFETY: the caller holds the lock with `guard`.
-        unsafe { self.release_fair(guard) }
+        unsafe { self.release(guard) }
     }
 }

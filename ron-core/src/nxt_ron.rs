@@ -102,16 +102,6 @@ impl<const S: usize, R: Relax> NxtRon<S, R> {
         unsafe { self.inner.release(token) }
     }
 
-    /// Same as [`release`](Self::release): every unlock already hands over.
-    ///
-    /// # Safety
-    /// As for [`release`](Self::release).
-    #[inline]
-    pub unsafe fn release_fair(&self, token: PlaceToken) {
-        // SAFETY: forwarded contract.
-        unsafe { self.inner.release(token) }
-    }
-
     /// Whether the lock is held or handed over (a momentary snapshot).
     #[inline]
     pub fn is_held(&self) -> bool {
@@ -172,12 +162,12 @@ unsafe impl<const S: usize, R: Relax> lock_api::RawMutex for NxtRon<S, R> {
 }
 
 #[cfg(not(loom))]
-// SAFETY: `release_fair` is `release`, which already hands the lock to the
+// SAFETY: `unlock_fair` is `release`, which already hands the lock to the
 // next waiting slot; the `RawMutex` argument above covers it.
 unsafe impl<const S: usize, R: Relax> lock_api::RawMutexFair for NxtRon<S, R> {
     #[inline]
     unsafe fn unlock_fair(&self, guard: PlaceToken) {
         // SAFETY: the caller holds the lock with `guard`.
-        unsafe { self.release_fair(guard) }
+        unsafe { self.release(guard) }
     }
 }

@@ -705,17 +705,6 @@ impl<const S: usize> RonPark<S> {
         token.release_from_slot::<S>(|from| self.claim_and_wake(from, || {}));
     }
 
-    /// Same as [`release`](Self::release): a woken sleeper competes with
-    /// spinners; only a starving waiter gets the lock handed over.
-    ///
-    /// # Safety
-    /// As for [`release`](Self::release).
-    #[inline]
-    pub unsafe fn release_fair(&self, token: SlotToken) {
-        // SAFETY: same contract.
-        unsafe { self.release(token) }
-    }
-
     /// Whether the lock is held (a momentary snapshot).
     #[inline]
     pub fn is_held(&self) -> bool {
@@ -776,14 +765,14 @@ unsafe impl<const S: usize> lock_api::RawMutex for RonPark<S> {
 }
 
 #[cfg(not(loom))]
-// SAFETY: `release_fair` is `release` (a woken sleeper competes with
+// SAFETY: `unlock_fair` is `release` (a woken sleeper competes with
 // spinners; only a starving waiter gets the lock handed over); the
 // `RawMutex` argument above covers it.
 unsafe impl<const S: usize> lock_api::RawMutexFair for RonPark<S> {
     #[inline]
     unsafe fn unlock_fair(&self, guard: SlotToken) {
         // SAFETY: the caller holds the lock with `guard`.
-        unsafe { self.release_fair(guard) }
+        unsafe { self.release(guard) }
     }
 }
 

@@ -333,8 +333,9 @@ impl RonRw {
         (Some(ReadToken::CENTRAL), s)
     }
 
-    /// For models: a central read that also returns the writer phase it
-    /// arrived in (`Some(parity)` when a writer phase was on).
+    /// For the loom models: a central read that also returns the writer
+    /// phase it arrived in (`Some(parity)` when a writer phase was on).
+    #[cfg(loom)]
     #[doc(hidden)]
     pub fn read_central_observing(&self) -> (ReadToken, Option<bool>) {
         let (t, s) = self.read_central_at(false, never);
@@ -342,9 +343,11 @@ impl RonRw {
         (t, (s & PRES != 0).then_some(s & PHID != 0))
     }
 
-    /// For models and tests: biases the lock now (as `HOT_MAX` contended
-    /// reads would); `false` if a writer phase is on or no id is left.
-    #[doc(hidden)]
+    /// Biases the lock now, as [`HOT_MAX`] contended reads would: from then
+    /// on readers count themselves in their group's slot of the
+    /// visible-readers table, until a writer revokes the bias. For a lock
+    /// known to be read-mostly (and for tests). `false` if a writer phase
+    /// is on or the table has no id left.
     pub fn bias_now(&self) -> bool {
         // Relaxed: a first guess for the CAS in `heat`.
         let s = self.state.load(Ordering::Relaxed);
@@ -352,7 +355,9 @@ impl RonRw {
         self.is_biased()
     }
 
-    /// The parity of the last writer phase (flipped by every writer).
+    /// For the loom models: the parity of the last writer phase (flipped
+    /// by every writer).
+    #[cfg(loom)]
     #[doc(hidden)]
     pub fn phase_parity(&self) -> bool {
         self.state.load(Ordering::Relaxed) & PHID != 0 // a snapshot
@@ -497,13 +502,24 @@ impl RonRw {
     /// leaving the table: `false` if a writer holds the lock, or readers
     /// are in.
     pub fn try_write(&self) -> bool {
+        self.try_claim(0)
+    }
+
+    /// The claim of [`try_write`](Self::try_write) and
+    /// [`try_upgrade`](Self::try_upgrade): one CAS that sets `PRES` when no
+    /// writer phase is on and the only central readers in are the
+    /// caller's own `own` (0, or 1 for an upgrader), then, if that CAS
+    /// revoked the bias, the scan of the table. `false`, with the word as
+    /// it was (the bias restored), if anyone else is in.
+    fn try_claim(&self, own: u32) -> bool {
         // Relaxed: a first guess for the CAS.
         let s = self.state.load(Ordering::Relaxed);
         // Acquire: the readers counted out happen before our writes.
-        if s & PRES != 0 || rin(s) != self.rout.load(Ordering::Acquire) {
+        if s & PRES != 0 || rin(s) != self.rout.load(Ordering::Acquire).wrapping_add(own) {
             return false;
         }
-        // Acquire: pairs with the last writer's Release unlock.
+        // Acquire: pairs with the word's Releases (the last writer's
+        // unlock, readers' counts).
         if self
             .state
             .compare_exchange(s, with_writer(s), Ordering::Acquire, Ordering::Relaxed)
@@ -515,7 +531,8 @@ impl RonRw {
             // SeqCst: the publication race, as in `drain`.
             fence(Ordering::SeqCst);
             if reader_table::global().occupied(self.id.load(Ordering::Relaxed)) {
-                crate::coverage::hit!("ron_rw.try_write_revoked_busy");
+                crate::coverage::hit!("ron_rw.try_claim_revoked_busy");
+                // Clears `PRES` (an upgrader's read still counts).
                 self.give_up_write(s);
                 return false;
             }
@@ -802,28 +819,8 @@ impl RonRw {
     /// # Safety
     /// The caller holds upgradable access acquired with `token`.
     pub unsafe fn try_upgrade(&self, token: PlaceToken) -> bool {
-        // Relaxed: a first guess for the CAS.
-        let s = self.state.load(Ordering::Relaxed);
-        // Acquire: the readers counted out happen before our writes.
-        if s & PRES != 0 || rin(s) != self.rout.load(Ordering::Acquire).wrapping_add(1) {
+        if !self.try_claim(1) {
             return false;
-        }
-        // Acquire: pairs with the word's Releases.
-        if self
-            .state
-            .compare_exchange(s, with_writer(s), Ordering::Acquire, Ordering::Relaxed)
-            .is_err()
-        {
-            return false;
-        }
-        if s & BIAS != 0 {
-            // SeqCst: the publication race, as in `drain`.
-            fence(Ordering::SeqCst);
-            if reader_table::global().occupied(self.id.load(Ordering::Relaxed)) {
-                // Back to upgradable: clear PRES (our read still counts).
-                self.give_up_write(s);
-                return false;
-            }
         }
         // Release: our read is over.
         self.rout.fetch_add(1, Ordering::Release);

@@ -207,16 +207,6 @@ impl<const S: usize, R: Relax> RonTicket<S, R> {
         self.in_use.free();
     }
 
-    /// Same as [`release`](Self::release): every unlock already hands over.
-    ///
-    /// # Safety
-    /// As for [`release`](Self::release).
-    #[inline]
-    pub unsafe fn release_fair(&self, token: PlaceToken) {
-        // SAFETY: same contract.
-        unsafe { self.release(token) }
-    }
-
     /// Whether the lock is held (a momentary snapshot).
     #[inline]
     pub fn is_held(&self) -> bool {
@@ -276,12 +266,12 @@ unsafe impl<const S: usize, R: Relax> lock_api::RawMutex for RonTicket<S, R> {
 }
 
 #[cfg(not(loom))]
-// SAFETY: `release_fair` is `release`, which already grants the next slot
+// SAFETY: `unlock_fair` is `release`, which already grants the next slot
 // with a queued waiter; the `RawMutex` argument above covers it.
 unsafe impl<const S: usize, R: Relax> lock_api::RawMutexFair for RonTicket<S, R> {
     #[inline]
     unsafe fn unlock_fair(&self, guard: PlaceToken) {
         // SAFETY: the caller holds the lock with `guard`.
-        unsafe { self.release_fair(guard) }
+        unsafe { self.release(guard) }
     }
 }

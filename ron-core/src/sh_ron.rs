@@ -609,16 +609,6 @@ impl<R: Relax> ShRon<R> {
         self.word.fetch_and(!IN_USE, Ordering::Release);
     }
 
-    /// Same as [`release`](Self::release): every unlock already hands over.
-    ///
-    /// # Safety
-    /// As for [`release`](Self::release).
-    #[inline]
-    pub unsafe fn release_fair(&self, token: PlaceToken) {
-        // SAFETY: same contract.
-        unsafe { self.release(token) }
-    }
-
     /// Whether the lock is held (a momentary snapshot).
     #[inline]
     pub fn is_held(&self) -> bool {
@@ -715,12 +705,12 @@ unsafe impl<R: Relax> lock_api::RawMutex for ShRon<R> {
 }
 
 #[cfg(not(loom))]
-// SAFETY: `release_fair` is `release`, which already grants the next
+// SAFETY: `unlock_fair` is `release`, which already grants the next
 // claimed row; the `RawMutex` argument above covers it.
 unsafe impl<R: Relax> lock_api::RawMutexFair for ShRon<R> {
     #[inline]
     unsafe fn unlock_fair(&self, guard: PlaceToken) {
         // SAFETY: the caller holds the lock with `guard`.
-        unsafe { self.release_fair(guard) }
+        unsafe { self.release(guard) }
     }
 }

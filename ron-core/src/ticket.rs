@@ -194,16 +194,6 @@ impl<R: Relax> Ticket<R> {
         unsafe { self.core.unlock() }
     }
 
-    /// Same as [`release`](Self::release): every unlock is already FIFO.
-    ///
-    /// # Safety
-    /// As for [`release`](Self::release).
-    #[inline]
-    pub unsafe fn release_fair(&self, guard: ()) {
-        // SAFETY: same contract.
-        unsafe { self.release(guard) }
-    }
-
     /// Whether the lock is held (a momentary snapshot).
     #[inline]
     pub fn is_held(&self) -> bool {
@@ -263,7 +253,7 @@ unsafe impl<R: Relax> lock_api::RawMutexFair for Ticket<R> {
     #[inline]
     unsafe fn unlock_fair(&self, guard: ()) {
         // SAFETY: the caller holds the lock.
-        unsafe { self.release_fair(guard) }
+        unsafe { self.release(guard) }
     }
 }
 

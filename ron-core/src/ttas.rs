@@ -112,18 +112,6 @@ impl<R: Relax> Ttas<R> {
         self.locked.free();
     }
 
-    /// Same as [`release`](Self::release): there is no waiter list to hand
-    /// the lock to, so a fair unlock cannot pass it on directly; every
-    /// waiter (and the releaser) races for it as after any unlock.
-    ///
-    /// # Safety
-    /// As for [`release`](Self::release).
-    #[inline]
-    pub unsafe fn release_fair(&self, guard: ()) {
-        // SAFETY: same contract.
-        unsafe { self.release(guard) }
-    }
-
     /// Tries to take the lock until `deadline`, spinning with `R` between
     /// attempts; `None` only once the deadline has passed. A waiter holds
     /// no state, so giving up leaves nothing behind.
@@ -188,7 +176,7 @@ unsafe impl<R: Relax> lock_api::RawMutexFair for Ttas<R> {
     #[inline]
     unsafe fn unlock_fair(&self, guard: ()) {
         // SAFETY: the caller holds the lock.
-        unsafe { self.release_fair(guard) }
+        unsafe { self.release(guard) }
     }
 }
 

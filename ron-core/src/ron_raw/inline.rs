@@ -148,16 +148,6 @@ impl<const S: usize> RonInline<S> {
         });
     }
 
-    /// Same as [`release`](Self::release) (see `RonRaw::release_fair`).
-    ///
-    /// # Safety
-    /// As for [`release`](Self::release).
-    #[inline]
-    pub unsafe fn release_fair(&self, token: SlotToken) {
-        // SAFETY: same contract.
-        unsafe { self.release(token) }
-    }
-
     /// Whether the lock is held or handed over (a momentary snapshot).
     #[inline]
     pub fn is_held(&self) -> bool {
@@ -213,13 +203,13 @@ unsafe impl<const S: usize> lock_api::RawMutex for RonInline<S> {
 }
 
 #[cfg(not(loom))]
-// SAFETY: `release_fair` is `release`, which already hands over to the next
+// SAFETY: `unlock_fair` is `release`, which already hands over to the next
 // registered slot; the `RawMutex` argument above covers it.
 unsafe impl<const S: usize> lock_api::RawMutexFair for RonInline<S> {
     #[inline]
     unsafe fn unlock_fair(&self, guard: SlotToken) {
         // SAFETY: the caller holds the lock with `guard`.
-        unsafe { self.release_fair(guard) }
+        unsafe { self.release(guard) }
     }
 }
 

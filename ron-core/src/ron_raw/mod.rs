@@ -488,18 +488,6 @@ impl RonRaw {
         self.word.publish(next);
     }
 
-    /// Same as [`release`](Self::release): a release already hands the lock
-    /// to a registered waiter when there is one, and a `HANDED` word cannot
-    /// be barged by the fast path.
-    ///
-    /// # Safety
-    /// As for [`release`](Self::release).
-    #[inline]
-    pub unsafe fn release_fair(&self, token: SlotToken) {
-        // SAFETY: same contract.
-        unsafe { self.release(token) }
-    }
-
     /// Whether the lock is held or handed over (a momentary snapshot).
     #[inline]
     pub fn is_held(&self) -> bool {
@@ -564,13 +552,13 @@ unsafe impl lock_api::RawMutex for RonRaw {
 }
 
 #[cfg(not(loom))]
-// SAFETY: `release_fair` is `release`, which already hands over to the next
+// SAFETY: `unlock_fair` is `release`, which already hands over to the next
 // registered slot; the `RawMutex` argument above covers it.
 unsafe impl lock_api::RawMutexFair for RonRaw {
     #[inline]
     unsafe fn unlock_fair(&self, guard: SlotToken) {
         // SAFETY: the caller holds the lock with `guard`.
-        unsafe { self.release_fair(guard) }
+        unsafe { self.release(guard) }
     }
 }
 
