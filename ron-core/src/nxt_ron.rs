@@ -15,7 +15,9 @@
 //!
 //! A bitmap (one bit per slot with waiters, in the first slots' second cache
 //! line) lets the unlock find the next waiting slot with rotate +
-//! `trailing_zeros`; its invariant is in [`slots`](crate::slots).
+//! `trailing_zeros`; its invariant is in [`slots`](crate::slots). With
+//! `BITMAP = false` the unlock reads the slot words one by one instead:
+//! that is RON-plock, [`RonPlock`](crate::RonPlock), an alias of this type.
 //!
 //! ## Guarantees
 //! | property | holds |
@@ -51,7 +53,12 @@ use crate::token::PlaceToken;
 ///   the second cache line of the first `ceil(S/64)` slots and cost
 ///   nothing extra. Uncontended lock+unlock: a load and a CAS, one bitmap load,
 ///   one release store.
-/// * **When not to use:** as `RonPlock`, under oversubscription.
+/// * **When not to use:** threads outnumbering CPUs with a relax policy
+///   that keeps spinning: a grant to a descheduled waiter stalls every
+///   other thread until that waiter runs (use [`RonRaw`](crate::RonRaw)).
+/// * **`BITMAP`:** `true` (the default) is nxtRON; `false` keeps no bitmap
+///   and scans the slot words linearly, which is RON-plock
+///   ([`RonPlock`](crate::RonPlock)).
 ///
 /// ```
 /// use ron_core::NxtRon;
@@ -63,12 +70,12 @@ use crate::token::PlaceToken;
 /// });
 /// assert_eq!(m.into_inner(), 4000);
 /// ```
-pub struct NxtRon<const S: usize, R: Relax = DefaultRelax> {
-    inner: Plock<S, true>,
+pub struct NxtRon<const S: usize, R: Relax = DefaultRelax, const BITMAP: bool = true> {
+    inner: Plock<S, BITMAP>,
     _relax: PhantomData<fn() -> R>,
 }
 
-impl<const S: usize, R: Relax> NxtRon<S, R> {
+impl<const S: usize, R: Relax, const BITMAP: bool> NxtRon<S, R, BITMAP> {
     crate::sync::const_fn_unless_loom! {
         /// A new, unlocked lock.
         pub fn new() -> Self {
@@ -92,7 +99,9 @@ impl<const S: usize, R: Relax> NxtRon<S, R> {
     }
 
     /// Releases the lock, handing it to the next waiting slot along the
-    /// route after the acquirer's slot (the first set bit of the waiting-slot bitmap), or freeing it.
+    /// route after the acquirer's slot (the first set bit of the
+    /// waiting-slot bitmap, or with `BITMAP = false` a linear scan of the
+    /// slot words), or freeing it.
     ///
     /// # Safety
     /// The caller holds the lock, acquired with `token`'s acquisition.
@@ -110,7 +119,16 @@ impl<const S: usize, R: Relax> NxtRon<S, R> {
 }
 
 crate::raw_impl::impl_default_debug! {
-    impl [const S: usize, R: Relax] for NxtRon<S, R>, debug "NxtRon" { slots: S }
+    impl [const S: usize, R: Relax, const BITMAP: bool] for NxtRon<S, R, BITMAP>, debug custom
+}
+
+impl<const S: usize, R: Relax, const BITMAP: bool> core::fmt::Debug for NxtRon<S, R, BITMAP> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct(if BITMAP { "NxtRon" } else { "RonPlock" })
+            .field("slots", &S)
+            .field("locked", &self.is_held())
+            .finish()
+    }
 }
 
 #[cfg(not(loom))]
@@ -133,7 +151,9 @@ crate::raw_impl::impl_default_debug! {
 // (`PlaceToken::release_from_slot`), so it never unwinds holding the lock.
 // A forgotten guard leaves the lock held; waiters are counts in slot
 // words, not nodes, so nothing dangles.
-unsafe impl<const S: usize, R: Relax> lock_api::RawMutex for NxtRon<S, R> {
+unsafe impl<const S: usize, R: Relax, const BITMAP: bool> lock_api::RawMutex
+    for NxtRon<S, R, BITMAP>
+{
     #[allow(clippy::declare_interior_mutable_const)]
     const INIT: Self = Self::new();
     type Guard = PlaceToken;
@@ -164,7 +184,9 @@ unsafe impl<const S: usize, R: Relax> lock_api::RawMutex for NxtRon<S, R> {
 #[cfg(not(loom))]
 // SAFETY: `unlock_fair` is `release`, which already hands the lock to the
 // next waiting slot; the `RawMutex` argument above covers it.
-unsafe impl<const S: usize, R: Relax> lock_api::RawMutexFair for NxtRon<S, R> {
+unsafe impl<const S: usize, R: Relax, const BITMAP: bool> lock_api::RawMutexFair
+    for NxtRon<S, R, BITMAP>
+{
     #[inline]
     unsafe fn unlock_fair(&self, guard: PlaceToken) {
         // SAFETY: the caller holds the lock with `guard`.

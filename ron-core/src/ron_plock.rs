@@ -2,7 +2,7 @@
 //! linear successor scan.
 //!
 //! ## States
-//! The protocol is RON Algorithm 3, shared with [`NxtRon`](crate::NxtRon)
+//! The protocol is RON Algorithm 3, shared with [`NxtRon`]
 //! in [`plock`](crate::plock) (which has the full argument). `in_use` is the
 //! lock's test-and-set flag; each of the `S` slots holds a waiter count `c`
 //! and a GRANT bit.
@@ -15,7 +15,9 @@
 //! | true | (c > 0, 1) | the holder handed the lock to `s`; exactly one of its `c` waiters will take the grant and own the lock |
 //!
 //! The unlock finds the next waiting slot by reading the slot words one by
-//! one from the acquirer's slot + 1 around the ring (own slot last).
+//! one from the acquirer's slot + 1 around the ring (own slot last). The
+//! lock is [`NxtRon`] with `BITMAP = false` (one implementation of the
+//! protocol, two successor searches).
 //!
 //! ## Guarantees
 //! | property | holds |
@@ -26,16 +28,14 @@
 //! | `Relax` panic | the waiter leaves its slot (passing on a grant it would strand) and unwinds |
 //! | hint panic in unlock | the lock is released (scan from slot 0) before the unwind |
 
-use core::marker::PhantomData;
-
-use crate::plock::Plock;
-use crate::relax::{DefaultRelax, Relax};
-use crate::token::PlaceToken;
+use crate::NxtRon;
+use crate::relax::DefaultRelax;
 
 /// RON-plock: `S` slots, each a waiter count and a grant flag; any waiter
-/// of the granted slot may take the lock. The protocol and its state
-/// table are in [`plock`](crate::plock)'s docs (shared with
-/// [`NxtRon`](crate::NxtRon)).
+/// of the granted slot may take the lock. [`NxtRon`] without its bitmap:
+/// the same type with `BITMAP = false`, so the unlock scans the slot
+/// words linearly. The protocol and its state table are in
+/// [`plock`](crate::plock)'s docs.
 ///
 /// * **Guarantees:** mutual exclusion under any schedule and hint;
 ///   progress; bounded waiting *per slot*: once a thread has registered,
@@ -61,111 +61,4 @@ use crate::token::PlaceToken;
 /// M.lock().push(7);
 /// assert_eq!(M.lock().len(), 1);
 /// ```
-pub struct RonPlock<const S: usize, R: Relax = DefaultRelax> {
-    inner: Plock<S, false>,
-    _relax: PhantomData<fn() -> R>,
-}
-
-impl<const S: usize, R: Relax> RonPlock<S, R> {
-    crate::sync::const_fn_unless_loom! {
-        /// A new, unlocked lock.
-        pub fn new() -> Self {
-            RonPlock { inner: Plock::new(), _relax: PhantomData }
-        }
-    }
-
-    crate::in_use::slotted_entry_points!();
-
-    /// A load of `in_use` (the lock's test-and-set flag), then a CAS only
-    /// when it looked free.
-    #[inline]
-    fn try_fast(&self) -> bool {
-        self.inner.try_fast()
-    }
-
-    /// Counts the caller in slot `slot` and waits for a grant or a free lock.
-    #[cold]
-    fn acquire_slow(&self, slot: usize, on_wait: impl FnOnce()) -> PlaceToken {
-        self.inner.acquire_slow::<R>(slot, on_wait)
-    }
-
-    /// Releases the lock, handing it to the next waiting slot along the
-    /// route after the acquirer's slot (a linear scan of the slot words), or freeing it.
-    ///
-    /// # Safety
-    /// The caller holds the lock, acquired with `token`'s acquisition.
-    #[inline]
-    pub unsafe fn release(&self, token: PlaceToken) {
-        // SAFETY: forwarded contract.
-        unsafe { self.inner.release(token) }
-    }
-
-    /// Whether the lock is held or handed over (a momentary snapshot).
-    #[inline]
-    pub fn is_held(&self) -> bool {
-        self.inner.is_held()
-    }
-}
-
-crate::raw_impl::impl_default_debug! {
-    impl [const S: usize, R: Relax] for RonPlock<S, R>, debug "RonPlock" { slots: S }
-}
-
-#[cfg(not(loom))]
-// SAFETY: by the state table in the module docs (argued in `plock.rs`),
-// exactly one of "the holder", "the pending grant" or "nobody" owns the
-// lock at every moment. `lock` and `try_lock` return a guard only after
-// taking ownership one of two ways: the CAS `in_use` false -> true
-// (Acquire, pairing with the Release store that freed it), or, registered
-// in a slot, the CAS that takes that slot's GRANT, (c, 1) -> (c - 1, 0)
-// (SeqCst, so Acquire, pairing with the holder's Release CAS that set it
-// while `in_use` stayed true). GRANT is set only by the holder, only on a
-// slot whose count it checked in the same CAS, and one CAS takes it;
-// nobody can CAS `in_use` while a grant is pending. The slot is only a
-// place to wait: a wrong, out-of-range or stale CPU hint changes where the
-// unlock's scan starts, never who owns the lock. A waiter whose `Relax`
-// panics leaves its slot by one CAS, taking and passing on a grant it
-// would strand ((1, 1) -> (0, 0)), so it unwinds owning nothing and leaves
-// nothing behind. `unlock` asks the CPU hint only for a fast-path guard
-// (`PlaceToken::NONE`); if the hint panics it releases from slot 0 first
-// (`PlaceToken::release_from_slot`), so it never unwinds holding the lock.
-// A forgotten guard leaves the lock held; waiters are counts in slot
-// words, not nodes, so nothing dangles.
-unsafe impl<const S: usize, R: Relax> lock_api::RawMutex for RonPlock<S, R> {
-    #[allow(clippy::declare_interior_mutable_const)]
-    const INIT: Self = Self::new();
-    type Guard = PlaceToken;
-
-    #[inline]
-    fn lock(&self) -> PlaceToken {
-        self.acquire()
-    }
-
-    #[inline]
-    fn try_lock(&self) -> Option<PlaceToken> {
-        self.try_acquire()
-    }
-
-    #[inline]
-    unsafe fn unlock(&self, guard: PlaceToken) {
-        // SAFETY: the caller holds the lock with `guard`, as
-        // `RawMutex::unlock` requires.
-        unsafe { self.release(guard) }
-    }
-
-    #[inline]
-    fn is_locked(&self) -> bool {
-        self.is_held()
-    }
-}
-
-#[cfg(not(loom))]
-// SAFETY: `unlock_fair` is `release`, which already hands the lock to the
-// next waiting slot; the `RawMutex` argument above covers it.
-unsafe impl<const S: usize, R: Relax> lock_api::RawMutexFair for RonPlock<S, R> {
-    #[inline]
-    unsafe fn unlock_fair(&self, guard: PlaceToken) {
-        // SAFETY: the caller holds the lock with `guard`.
-        unsafe { self.release(guard) }
-    }
-}
+pub type RonPlock<const S: usize, R = DefaultRelax> = NxtRon<S, R, false>;
