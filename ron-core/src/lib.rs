@@ -185,6 +185,7 @@
 
 #[cfg(all(feature = "lock_api_04", not(loom)))]
 pub mod api04;
+mod backoff;
 pub mod condvar;
 #[doc(hidden)]
 pub mod coverage;

@@ -233,7 +233,7 @@ impl McsQueue {
             while !me_node.head.load(Ordering::Acquire) {
                 relax.relax();
                 #[cfg(all(ron_vm, not(loom), not(shuttle)))]
-                crate::sync::vm_idle(&mut relax, crate::sync::vm_addr(&me_node.head));
+                crate::relax::vm_idle(&mut relax, crate::sync::vm_addr(&me_node.head));
             }
             // Relaxed: written before the `head` Release store we acquired.
             sec = Secondary {
@@ -322,7 +322,7 @@ impl McsQueue {
             }
             relax.relax();
             #[cfg(all(ron_vm, not(loom), not(shuttle)))]
-            crate::sync::vm_idle(&mut relax, crate::sync::vm_addr(&me_node.next));
+            crate::relax::vm_idle(&mut relax, crate::sync::vm_addr(&me_node.next));
         };
         let succ = match cna {
             Some(c) if sec.head != 0 => {

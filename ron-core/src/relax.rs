@@ -40,7 +40,7 @@
 //! Without `std`, [`DefaultRelax`] is [`Backoff`]; with `std` it is
 //! [`SpinWhileAlone`]. Under `cfg(loom)` every policy is a loom yield point.
 
-use crate::sync::Backoff as CbBackoff;
+use crate::backoff::Backoff as CbBackoff;
 
 /// A waiting strategy; `relax` is called once per failed look at the lock.
 ///
@@ -330,3 +330,21 @@ pub type DefaultRelax = SpinWhileAlone;
 /// The policy used when a lock's type does not name one.
 #[cfg(not(feature = "std"))]
 pub type DefaultRelax = Backoff;
+
+/// Under the VM: called by a waiting loop right after its relax, when a
+/// look that waits loads the atomic at `watched` once and nothing else
+/// reaches the VM, and with the value left by the last look (a failed RMW
+/// included) the next look waits again; lets the VM skip the looks that
+/// cannot see a new value and advances `relax` past them
+/// (`ron_vm::park_looks`). A policy that does not describe its pacing
+/// (`Relax::vm_pacing`) runs every look.
+#[cfg(all(ron_vm, not(loom), not(shuttle)))]
+#[inline]
+pub(crate) fn vm_idle<R: Relax>(relax: &mut R, watched: usize) {
+    if let Some(p) = relax.vm_pacing() {
+        let n = ron_vm::park_looks(watched, p);
+        if n > 0 {
+            relax.vm_skip(n);
+        }
+    }
+}

@@ -153,7 +153,7 @@ impl<const S: usize, R: Relax> RonTicket<S, R> {
         while slot.serving.load(Ordering::Relaxed) != ticket {
             relax.relax();
             #[cfg(all(ron_vm, not(loom), not(shuttle)))]
-            crate::sync::vm_idle(&mut relax, crate::sync::vm_addr(&slot.serving));
+            crate::relax::vm_idle(&mut relax, crate::sync::vm_addr(&slot.serving));
         }
         loop {
             // Relaxed peek; the CAS has the Acquire pairing with the

@@ -499,7 +499,7 @@ impl<R: Relax> ShRon<R> {
             // `try_fast` found IN_USE set, so the next look waits).
             #[cfg(all(ron_vm, not(loom), not(shuttle)))]
             if claim.is_none() {
-                crate::sync::vm_idle(&mut relax, crate::sync::vm_addr(&self.word));
+                crate::relax::vm_idle(&mut relax, crate::sync::vm_addr(&self.word));
             }
         }
     }

@@ -91,7 +91,7 @@ impl TicketCore {
         while self.serving.load(Ordering::Acquire) != t {
             relax.relax();
             #[cfg(all(ron_vm, not(loom), not(shuttle)))]
-            crate::sync::vm_idle(&mut relax, crate::sync::vm_addr(&self.serving));
+            crate::relax::vm_idle(&mut relax, crate::sync::vm_addr(&self.serving));
         }
         ticketed.disarm();
     }

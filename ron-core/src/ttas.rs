@@ -92,7 +92,7 @@ impl<R: Relax> Ttas<R> {
             }
             relax.relax();
             #[cfg(all(ron_vm, not(loom), not(shuttle)))]
-            crate::sync::vm_idle(&mut relax, self.locked.vm_addr());
+            crate::relax::vm_idle(&mut relax, self.locked.vm_addr());
         }
     }
 
