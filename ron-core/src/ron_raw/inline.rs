@@ -220,8 +220,8 @@ crate::timed::impl_raw_mutex_timed! {
 
 #[cfg(all(test, not(loom)))]
 mod tests {
+    use super::super::encoding::{FREE, HANDED, SEQ_SHIFT, TAG, handed, handed_slot};
     use super::super::wait::Watch;
-    use super::super::word::{FREE, HANDED, SEQ_SHIFT, TAG, handed, handed_slot};
     use super::*;
     use crate::sync::Ordering;
 

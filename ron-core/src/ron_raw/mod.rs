@@ -193,6 +193,7 @@
 use crate::slots::{SlotToken, slot_hint_of};
 use crate::sync::{AtomicU32, Ordering};
 
+mod encoding;
 mod inline;
 pub mod pool;
 mod wait;
@@ -208,8 +209,9 @@ pub use wait::{
     PHASE_B_LOOKS, PHASE_B_MAX, PHASE_B_MIN, QUICK_YIELD_NS, WATCH_HORIZON_NS,
 };
 
+use encoding::FREE;
 use pool::BlockRef;
-use word::{FREE, Rooms, Word};
+use word::{Rooms, Word};
 
 /// Slots of [`RonInline`] when the type does not name them (a
 /// [`RonRaw`]'s pooled block has [`BLOCK_SLOTS`], of which it uses
@@ -569,9 +571,9 @@ crate::timed::impl_raw_mutex_timed! {
 
 #[cfg(all(test, not(loom)))]
 mod tests {
+    use super::encoding::{HANDED, SEQ_SHIFT, TAG, handed_slot};
     use super::pool::{Block, BlockRef, Pool};
     use super::wait::Watch;
-    use super::word::{HANDED, SEQ_SHIFT, TAG, handed_slot};
     use super::*;
 
     /// Locks `l` on the fast path, registers a waiter in `slot` of `room`

@@ -3,7 +3,7 @@
 //! when it judges a handover stale (the [`Watch`]). Nothing here decides
 //! who owns the lock; that is the lock word's job ([`word`](super::word)).
 
-use super::word::{FREE, HANDED, TAG};
+use super::encoding::{FREE, HANDED, TAG};
 #[cfg(any(not(feature = "std"), loom, shuttle))]
 use crate::sync::spin_loop;
 
@@ -332,7 +332,7 @@ pub(crate) fn yield_cpu() -> bool {
 
 #[cfg(all(test, not(loom)))]
 mod tests {
-    use super::super::word::{FREE, LOCKED, handed};
+    use super::super::encoding::{FREE, LOCKED, handed};
     use super::*;
 
     #[cfg(all(feature = "std", not(miri)))]

@@ -1,28 +1,7 @@
-//! The lock word of `RonRaw` and `RonInline`: who owns the lock.
-//!
-//! | value | meaning | who may write next |
-//! |---|---|---|
-//! | `FREE` (0) | unlocked | anyone: CAS -> `LOCKED` |
-//! | `LOCKED` (1) | held | the owner: `FREE` or `HANDED` |
-//! | `HANDED(s, seq)` | released to slot `s`, owned by nobody | a waiter of `s` (at once) or any waiter that watched this exact value for `PATIENCE_NS` (`PATIENCE` looks): CAS -> `LOCKED` |
-//!
-//! Every `X -> LOCKED` is one CAS from `FREE` or `HANDED`, with one winner,
-//! and only the owner writes `FREE` or `HANDED`: exclusion is that of a
-//! test-and-set lock, whatever the slots, the blocks or the CPU hint say.
-//! Slots (and, for `RonRaw`, the pooled block that holds them) only steer
-//! *who* takes a `HANDED` word first.
-//!
-//! `seq` is the low 16 bits of a handover count that only the owner writes
-//! (a relaxed counter ordered by the lock itself, passed to
-//! [`Word::next_owner`]): `RonInline` keeps it beside its word, `RonRaw` in
-//! its pooled block (a handover needs the block anyway). It survives `FREE`
-//! periods (for `RonRaw`: while the lock keeps its block): `HANDED(s, n)`
-//! recurs only after 65,536 further handovers, never merely because the
-//! lock went idle. That is what lets a waiter judge a handover's age by how
-//! long it has watched one word value (see
-//! [`WATCH_HORIZON_NS`](super::WATCH_HORIZON_NS) for the wrap, and for what
-//! a block change does to it). The slot takes 14 bits (`S <= 16384`). The
-//! fast path never touches the counter.
+//! The lock word of `RonRaw` and `RonInline`: its fast path, its release
+//! and handover, and the waiting loop around it. What its values mean,
+//! and why exclusion holds whatever the slots say, is in
+//! [`encoding`](super::encoding).
 
 use super::wait::{
     PHASE_A_LOOKS, PHASE_A_PAUSE_MAX, Watch, cpu_looked_shared, first_budget, give_cpu_away,
@@ -32,39 +11,7 @@ use crate::slots::{GRANT, SlotTable, SlotToken, count};
 use crate::sync::{AtomicU32, Ordering, spin_loop};
 use crate::unwind::OnUnwind;
 
-pub(crate) const FREE: u32 = 0;
-pub(crate) const LOCKED: u32 = 1;
-pub(crate) const HANDED: u32 = 2;
-pub(crate) const TAG: u32 = 3;
-const SLOT_SHIFT: u32 = 2;
-const SLOT_MASK: u32 = (1 << 14) - 1;
-pub(crate) const SEQ_SHIFT: u32 = 16;
-const SEQ_MASK: u32 = 0xFFFF;
-
-/// The lock word that hands the lock to `slot` as handover number `seq`
-/// (only its low 16 bits are kept).
-#[inline]
-pub(crate) fn handed(slot: usize, seq: u32) -> u32 {
-    HANDED | ((slot as u32 & SLOT_MASK) << SLOT_SHIFT) | ((seq & SEQ_MASK) << SEQ_SHIFT)
-}
-
-/// The slot a `HANDED` word names.
-#[inline]
-pub(crate) fn handed_slot(word: u32) -> usize {
-    ((word >> SLOT_SHIFT) & SLOT_MASK) as usize
-}
-
-/// Whether `word` hands the lock to a slot that `slot_empty` says has no
-/// registered waiter: an *orphaned* handover. It arises when the slot's
-/// last waiter gave up (a timed acquisition) after the releaser chose the
-/// slot and before it published the handover. Anyone may take it: every
-/// `X -> LOCKED` is one CAS, so exclusion does not depend on the answer,
-/// which is a snapshot (a waiter registering just after it only loses its
-/// place, and looks at the word again).
-#[inline]
-pub(crate) fn orphaned(word: u32, slot_empty: impl FnOnce(usize) -> bool) -> bool {
-    word & TAG == HANDED && slot_empty(handed_slot(word))
-}
+use super::encoding::{FREE, HANDED, LOCKED, TAG, handed, handed_slot, orphaned};
 
 /// Where a lock's waiters register: the inline slots of `RonInline`, or
 /// the pooled block of `RonRaw`, held for one round.
