@@ -12,7 +12,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use ron_core::{NxtRon, Ron, RonPlock, RonTicket, SlotToken};
+use ron_core::{NxtRon, PlaceToken, Ron, RonPlock, RonTicket};
 
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
@@ -22,8 +22,8 @@ fn max_overtakes(
     threads: usize,
     iters: usize,
     slot_of: impl Fn(usize) -> usize + Sync,
-    acquire: impl Fn(usize, &mut dyn FnMut()) -> SlotToken + Sync,
-    release: impl Fn(SlotToken) + Sync,
+    acquire: impl Fn(usize, &mut dyn FnMut()) -> PlaceToken + Sync,
+    release: impl Fn(PlaceToken) + Sync,
 ) -> u64 {
     let counter = AtomicU64::new(0);
     let worst = AtomicU64::new(0);

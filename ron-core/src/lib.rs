@@ -243,7 +243,9 @@ pub use ron_rw::RonRw;
 #[cfg(not(loom))]
 pub use ron_rw::RonRwLock;
 pub use ron_ticket::RonTicket;
-pub use token::{PlaceToken, SlotToken};
+pub use token::PlaceToken;
+#[allow(deprecated)]
+pub use token::SlotToken;
 
 /// The `lock_api` crate these locks implement, so that users need no
 /// `lock_api` dependency of their own (`ron_core::lock_api::Mutex`).

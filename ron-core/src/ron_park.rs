@@ -189,7 +189,7 @@
 use crossbeam_utils::CachePadded;
 
 use crate::futex;
-use crate::slots::SlotToken;
+use crate::slots::PlaceToken;
 use crate::sync::{AtomicU32, Ordering};
 use crate::timed::Deadline;
 
@@ -318,9 +318,9 @@ impl<const S: usize> RonPark<S> {
 
     /// Acquires the lock, parking in the caller's slot (from the CPU hint).
     #[inline]
-    pub fn acquire(&self) -> SlotToken {
+    pub fn acquire(&self) -> PlaceToken {
         if self.try_fast() {
-            return SlotToken::NONE;
+            return PlaceToken::NONE;
         }
         self.acquire_contended()
     }
@@ -329,15 +329,15 @@ impl<const S: usize> RonPark<S> {
     /// the fast path above inlines into every caller as one CAS.
     #[cold]
     #[inline(never)]
-    fn acquire_contended(&self) -> SlotToken {
+    fn acquire_contended(&self) -> PlaceToken {
         self.acquire_slow(crate::slots::slot_hint::<S>(), Deadline::NEVER)
             .expect("an acquisition without deadline only returns with the lock")
     }
 
     /// Acquires the lock parking in slot `slot % S` (any value is safe).
-    pub fn acquire_in(&self, slot: usize) -> SlotToken {
+    pub fn acquire_in(&self, slot: usize) -> PlaceToken {
         if self.try_fast() {
-            return SlotToken::NONE;
+            return PlaceToken::NONE;
         }
         self.acquire_slow(slot % S, Deadline::NEVER)
             .expect("an acquisition without deadline only returns with the lock")
@@ -345,20 +345,20 @@ impl<const S: usize> RonPark<S> {
 
     /// Takes the lock if it is free; never parks.
     #[inline]
-    pub fn try_acquire(&self) -> Option<SlotToken> {
-        self.try_take().then_some(SlotToken::NONE)
+    pub fn try_acquire(&self) -> Option<PlaceToken> {
+        self.try_take().then_some(PlaceToken::NONE)
     }
 
     /// Tries to take the lock until `deadline`, parking in the caller's slot.
-    pub fn try_acquire_until(&self, deadline: Deadline) -> Option<SlotToken> {
+    pub fn try_acquire_until(&self, deadline: Deadline) -> Option<PlaceToken> {
         self.try_acquire_in_until(crate::slots::slot_hint::<S>(), deadline)
     }
 
     /// Tries to take the lock until `deadline`, parking in slot `slot % S`
     /// (any value is safe). `None` only once the deadline has passed.
-    pub fn try_acquire_in_until(&self, slot: usize, deadline: Deadline) -> Option<SlotToken> {
+    pub fn try_acquire_in_until(&self, slot: usize, deadline: Deadline) -> Option<PlaceToken> {
         if self.try_fast() {
-            return Some(SlotToken::NONE);
+            return Some(PlaceToken::NONE);
         }
         self.acquire_slow(slot % S, deadline)
     }
@@ -399,7 +399,7 @@ impl<const S: usize> RonPark<S> {
     }
 
     #[cold]
-    fn acquire_slow(&self, s: usize, deadline: Deadline) -> Option<SlotToken> {
+    fn acquire_slow(&self, s: usize, deadline: Deadline) -> Option<PlaceToken> {
         let slot = &self.slots[s];
         // When this acquisition first went to sleep (for `HUNGER_AFTER`).
         let mut parked_at: Option<Instant> = None;
@@ -411,7 +411,7 @@ impl<const S: usize> RonPark<S> {
                     // Relaxed: as above.
                     self.spin
                         .store((budget.saturating_mul(2)).min(SPIN_MAX), Ordering::Relaxed);
-                    return Some(SlotToken::at(s));
+                    return Some(PlaceToken::at(s));
                 }
                 // Only the long pauses check the clock (the first ones are
                 // short); nothing is registered yet.
@@ -455,7 +455,7 @@ impl<const S: usize> RonPark<S> {
                 self.unpark(s, leaving);
                 if got {
                     crate::coverage::hit!("ron_park.registered_takes");
-                    return Some(SlotToken::at(s));
+                    return Some(PlaceToken::at(s));
                 }
                 if leaving {
                     return None;
@@ -476,11 +476,11 @@ impl<const S: usize> RonPark<S> {
                 // the deadline passes: the next release hands it over.
                 let got = self.wait_hand_over(deadline);
                 self.unpark(s, !got);
-                return got.then_some(SlotToken::at(s));
+                return got.then_some(PlaceToken::at(s));
             }
             self.unpark(s, leaving);
             if got {
-                return Some(SlotToken::at(s));
+                return Some(PlaceToken::at(s));
             }
             if leaving {
                 crate::coverage::hit!("ron_park.timed_out");
@@ -672,7 +672,7 @@ impl<const S: usize> RonPark<S> {
     /// # Safety
     /// The caller holds the lock, acquired with `token`'s acquisition.
     #[inline]
-    pub unsafe fn release(&self, token: SlotToken) {
+    pub unsafe fn release(&self, token: PlaceToken) {
         // A starving waiter gets the lock handed over. Relaxed: a look
         // that spares the RMW (the lock word and `state` share a line);
         // `hand_over` has the ordering.
@@ -697,7 +697,7 @@ impl<const S: usize> RonPark<S> {
     /// `WAKING` (if nobody else has meanwhile) and wakes the next sleeper.
     #[cold]
     #[inline(never)]
-    fn release_slow(&self, token: SlotToken) {
+    fn release_slow(&self, token: PlaceToken) {
         // The lock is free already. The CPU hint (for a fast-path token)
         // is user code: if it panics, `release_from_slot` claims and wakes
         // from slot 0 instead, so the wake-up this release owes still goes
@@ -739,20 +739,20 @@ crate::raw_impl::impl_default_debug! {
 unsafe impl<const S: usize> lock_api::RawMutex for RonPark<S> {
     #[allow(clippy::declare_interior_mutable_const)]
     const INIT: Self = Self::new();
-    type Guard = SlotToken;
+    type Guard = PlaceToken;
 
     #[inline]
-    fn lock(&self) -> SlotToken {
+    fn lock(&self) -> PlaceToken {
         self.acquire()
     }
 
     #[inline]
-    fn try_lock(&self) -> Option<SlotToken> {
+    fn try_lock(&self) -> Option<PlaceToken> {
         self.try_acquire()
     }
 
     #[inline]
-    unsafe fn unlock(&self, guard: SlotToken) {
+    unsafe fn unlock(&self, guard: PlaceToken) {
         // SAFETY: the caller holds the lock with `guard`, as
         // `RawMutex::unlock` requires.
         unsafe { self.release(guard) }
@@ -770,7 +770,7 @@ unsafe impl<const S: usize> lock_api::RawMutex for RonPark<S> {
 // `RawMutex` argument above covers it.
 unsafe impl<const S: usize> lock_api::RawMutexFair for RonPark<S> {
     #[inline]
-    unsafe fn unlock_fair(&self, guard: SlotToken) {
+    unsafe fn unlock_fair(&self, guard: PlaceToken) {
         // SAFETY: the caller holds the lock with `guard`.
         unsafe { self.release(guard) }
     }

@@ -1,7 +1,7 @@
 //! The slot mechanism shared by the RON family (`RonPlock`, `NxtRon`, `RonRaw`).
 //!
-//! The guard of these locks is [`PlaceToken`] (here under its slot name,
-//! [`PlaceToken`]): the slot the acquirer registered in.
+//! The guard of these locks is a [`PlaceToken`]: the slot the acquirer
+//! registered in.
 //!
 //! A lock with `S` slots keeps, per slot, one 32-bit *slot word*:
 //!
@@ -66,7 +66,9 @@
 //! `SeqCst`, each marked `mutants: bitmap invariant`.
 
 use crate::sync::{AtomicU32, AtomicU64, Ordering};
-pub use crate::token::{PlaceToken, SlotToken};
+pub use crate::token::PlaceToken;
+#[allow(deprecated)]
+pub use crate::token::SlotToken;
 
 /// `GRANT` bit of a slot word.
 pub(crate) const GRANT: u32 = 1;

@@ -23,7 +23,11 @@ pub struct PlaceToken {
     index: u32,
 }
 
-/// [`PlaceToken`] under the name the slotted RON locks use for it.
+/// The former name of [`PlaceToken`].
+#[deprecated(
+    since = "0.1.0",
+    note = "use `PlaceToken`: one name for the guard state of every lock"
+)]
 pub type SlotToken = PlaceToken;
 
 impl PlaceToken {
@@ -48,7 +52,8 @@ impl PlaceToken {
         (self.index != u32::MAX).then_some(self.index as usize)
     }
 
-    /// Same as [`index`](Self::index), under the slotted locks' name.
+    /// The former name of [`index`](Self::index).
+    #[deprecated(since = "0.1.0", note = "use `index`")]
     #[inline]
     pub fn slot(self) -> Option<usize> {
         self.index()

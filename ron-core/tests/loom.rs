@@ -16,7 +16,7 @@ mod common;
 
 use common::{ModelLock, Shared};
 use loom::thread;
-use ron_core::{NxtRon, Ron, RonInline, RonPlock, RonRaw, RonTicket, SlotToken};
+use ron_core::{NxtRon, PlaceToken, Ron, RonInline, RonPlock, RonRaw, RonTicket};
 
 /// Preemption bound of the three-thread models.
 const PREEMPTIONS_3: usize = 1;
@@ -25,16 +25,20 @@ const PREEMPTIONS_2R: usize = 2;
 
 /// Lock waiting in `slot`, bump, unlock with a token naming `unlock_as` (a
 /// migrated thread) or the real token.
-fn critical<L: ModelLock<Token = SlotToken>>(s: &Shared<L>, slot: usize, unlock_as: Option<usize>) {
+fn critical<L: ModelLock<Token = PlaceToken>>(
+    s: &Shared<L>,
+    slot: usize,
+    unlock_as: Option<usize>,
+) {
     let t = s.lock.lock_in(slot);
     // Any token slot is safe by contract.
-    s.bump_and_release(unlock_as.map_or(t, SlotToken::at));
+    s.bump_and_release(unlock_as.map_or(t, PlaceToken::at));
 }
 
 /// Two threads, each `rounds` critical sections in its slot: exhaustive for
 /// one round, [`PREEMPTIONS_2R`] preemptions for more (a waiter coming back
 /// while its previous handover is still being taken).
-fn two_threads<L: ModelLock<Token = SlotToken>>(slots: [usize; 2], migrate: bool, rounds: usize) {
+fn two_threads<L: ModelLock<Token = PlaceToken>>(slots: [usize; 2], migrate: bool, rounds: usize) {
     let mut b = loom::model::Builder::new();
     if rounds > 1 {
         b.preemption_bound = Some(PREEMPTIONS_2R);
@@ -59,7 +63,7 @@ fn two_threads<L: ModelLock<Token = SlotToken>>(slots: [usize; 2], migrate: bool
 
 /// Three threads: a holder handing off while a waiter of its slot and a
 /// fresh arrival in another slot race (bounded preemptions).
-fn three_threads<L: ModelLock<Token = SlotToken>>(slots: [usize; 3]) {
+fn three_threads<L: ModelLock<Token = PlaceToken>>(slots: [usize; 3]) {
     let mut b = loom::model::Builder::new();
     b.preemption_bound = Some(PREEMPTIONS_3);
     b.max_branches = 50_000;

@@ -27,7 +27,7 @@ use common::Shared;
 use loom::sync::Arc;
 use loom::thread;
 use ron_core::sh_ron::ShTable;
-use ron_core::{NxtRon, Ron, RonPlock, RonTicket, ShRon, SlotToken, coverage};
+use ron_core::{NxtRon, PlaceToken, Ron, RonPlock, RonTicket, ShRon, coverage};
 
 /// Preemption bound of the two-thread models.
 const BOUND_2: usize = 2;
@@ -73,11 +73,11 @@ where
 /// The slotted locks under test.
 trait Slotted: Send + Sync + 'static {
     fn create() -> Self;
-    fn lock_observed(&self, slot: usize, on_wait: impl FnOnce()) -> SlotToken;
-    fn try_lock(&self) -> Option<SlotToken>;
+    fn lock_observed(&self, slot: usize, on_wait: impl FnOnce()) -> PlaceToken;
+    fn try_lock(&self) -> Option<PlaceToken>;
     /// # Safety
     /// The caller holds the lock.
-    unsafe fn unlock(&self, t: SlotToken);
+    unsafe fn unlock(&self, t: PlaceToken);
 }
 
 macro_rules! slotted {
@@ -86,13 +86,13 @@ macro_rules! slotted {
             fn create() -> Self {
                 <$t>::new()
             }
-            fn lock_observed(&self, slot: usize, on_wait: impl FnOnce()) -> SlotToken {
+            fn lock_observed(&self, slot: usize, on_wait: impl FnOnce()) -> PlaceToken {
                 self.acquire_in_observed(slot, on_wait)
             }
-            fn try_lock(&self) -> Option<SlotToken> {
+            fn try_lock(&self) -> Option<PlaceToken> {
                 self.try_acquire()
             }
-            unsafe fn unlock(&self, t: SlotToken) {
+            unsafe fn unlock(&self, t: PlaceToken) {
                 // SAFETY: forwarded contract.
                 unsafe { self.release(t) }
             }
@@ -129,7 +129,7 @@ fn handover_model<L: Slotted>(holder_slot: usize, waiter_slots: [usize; 2], agai
     if again {
         // Second round, racing the handovers in flight.
         let t = s.lock.lock_observed(holder_slot, || ());
-        if t.slot().is_some() {
+        if t.index().is_some() {
             // Not the fast path: the holder waited in its slot again.
             coverage::record("model.second_round_waited");
         }
@@ -301,7 +301,7 @@ mod sh_ron {
 
     type Sh = ShRon<ron_core::relax::Spin>;
 
-    fn lock_in(l: &Sh, row: usize) -> SlotToken {
+    fn lock_in(l: &Sh, row: usize) -> PlaceToken {
         l.acquire_in(row)
     }
 
@@ -345,7 +345,7 @@ mod sh_ron {
         // SAFETY: held.
         unsafe { s.lock.release(t) };
         let t = lock_in(&s.lock, 0);
-        if t.slot().is_some() {
+        if t.index().is_some() {
             coverage::record("model.second_round_waited");
         }
         s.bump_yielding();
@@ -617,11 +617,11 @@ mod unwind_hands_on {
     /// The locks under test.
     trait UnwindLock: Send + Sync + 'static {
         fn create() -> Self;
-        fn lock_in(&self, slot: usize) -> SlotToken;
-        fn try_lock(&self) -> Option<SlotToken>;
+        fn lock_in(&self, slot: usize) -> PlaceToken;
+        fn try_lock(&self) -> Option<PlaceToken>;
         /// # Safety
         /// The caller holds the lock.
-        unsafe fn unlock(&self, t: SlotToken);
+        unsafe fn unlock(&self, t: PlaceToken);
     }
 
     macro_rules! unwind_lock {
@@ -630,13 +630,13 @@ mod unwind_hands_on {
                 fn create() -> Self {
                     $create
                 }
-                fn lock_in(&self, slot: usize) -> SlotToken {
+                fn lock_in(&self, slot: usize) -> PlaceToken {
                     $lock_in(self, slot)
                 }
-                fn try_lock(&self) -> Option<SlotToken> {
+                fn try_lock(&self) -> Option<PlaceToken> {
                     self.try_acquire()
                 }
-                unsafe fn unlock(&self, t: SlotToken) {
+                unsafe fn unlock(&self, t: PlaceToken) {
                     // SAFETY: forwarded contract.
                     unsafe { self.release(t) }
                 }

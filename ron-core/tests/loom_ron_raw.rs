@@ -27,7 +27,7 @@ use loom::cell::UnsafeCell;
 use loom::sync::Arc;
 use loom::thread;
 use ron_core::ron_raw::pool::{Block, Pool};
-use ron_core::{RonInline, RonRaw, SlotToken, coverage};
+use ron_core::{PlaceToken, RonInline, RonRaw, coverage};
 
 /// Every path `RonRaw` marks, in the order of the table.
 const PATHS: [&str; 17] = [
@@ -89,7 +89,7 @@ impl Model {
             coverage::record("ron_raw.executions");
             let s = Shared::new();
             let critical = move |s: &Shared, slot: usize| {
-                let t: SlotToken = s.lock.acquire_in(slot);
+                let t: PlaceToken = s.lock.acquire_in(slot);
                 s.bump();
                 for _ in 0..cs_yields {
                     thread::yield_now();
@@ -567,7 +567,7 @@ fn give_up_model(name: &str, pooled: bool, patience: usize, must: &[&str]) {
         };
         let release = {
             let (raw, inline) = (raw.clone(), inline.clone());
-            move |t: SlotToken| {
+            move |t: PlaceToken| {
                 // SAFETY: called only by the holder, with its token.
                 unsafe {
                     if pooled {

@@ -21,7 +21,7 @@ use common::{ModelLock, Shared};
 use loom::sync::atomic::AtomicBool;
 use loom::thread;
 use ron_core::relax::Relax;
-use ron_core::{NxtRon, Ron, RonPlock, ShRon, SlotToken, coverage};
+use ron_core::{NxtRon, PlaceToken, Ron, RonPlock, ShRon, coverage};
 use std::sync::atomic::Ordering::SeqCst;
 
 loom::lazy_static! {
@@ -49,7 +49,7 @@ impl Relax for PanicRelax {
 /// and looked (its relax says so, then panics), so the unlock finds it and
 /// races its leaving (loom's exploration does not otherwise reach a bitmap
 /// unlock that sees the waiter).
-fn waiter_unwinds_races_unlock<L: ModelLock<Token = SlotToken>>(
+fn waiter_unwinds_races_unlock<L: ModelLock<Token = PlaceToken>>(
     holder_slot: usize,
     waiter_slot: usize,
     after_registration: bool,
@@ -77,7 +77,7 @@ fn waiter_unwinds_races_unlock<L: ModelLock<Token = SlotToken>>(
             }
         }
         // SAFETY: we hold the lock; any token slot is safe.
-        unsafe { s.lock.unlock(SlotToken::at(holder_slot)) };
+        unsafe { s.lock.unlock(PlaceToken::at(holder_slot)) };
         let theirs = h.join().unwrap();
         let t2 = s.lock.try_lock().expect("lock left held after the unwind");
         s.bump_and_release(t2);

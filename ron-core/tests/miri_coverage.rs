@@ -17,7 +17,7 @@
 use std::cell::UnsafeCell;
 use std::sync::Mutex;
 
-use ron_core::{NxtRon, RonPlock, ShRon, SlotToken, coverage};
+use ron_core::{NxtRon, PlaceToken, RonPlock, ShRon, coverage};
 
 const THREADS: usize = 4;
 const ROUNDS: usize = 6;
@@ -35,9 +35,9 @@ unsafe impl Sync for Counter {}
 fn workload<L: Sync>(
     name: &str,
     lock: &L,
-    acquire: fn(&L) -> SlotToken,
-    acquire_in: fn(&L, usize) -> SlotToken,
-    release: unsafe fn(&L, SlotToken),
+    acquire: fn(&L) -> PlaceToken,
+    acquire_in: fn(&L, usize) -> PlaceToken,
+    release: unsafe fn(&L, PlaceToken),
     must: &[&str],
 ) {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());

@@ -39,8 +39,8 @@ use std::time::Instant;
 
 use lock_api::RawMutex;
 use ron_core::{
-    CBoMcs, Cna, Fsl, Mcs, NxtRon, Ron, RonInline, RonPark, RonPlock, RonRaw, RonTicket, ShRon,
-    SlotToken, Tas, Ticket, Ttas, coverage,
+    CBoMcs, Cna, Fsl, Mcs, NxtRon, PlaceToken, Ron, RonInline, RonPark, RonPlock, RonRaw,
+    RonTicket, ShRon, Tas, Ticket, Ttas, coverage,
 };
 use ron_testkit::for_each_lock;
 use shuttle::scheduler::{PctScheduler, RandomScheduler};
@@ -99,7 +99,7 @@ impl TestLock for Cna<1, false> {
 macro_rules! grouped {
     ($($t:ty),*) => {$(
         impl TestLock for $t {
-            fn lock_in(&self, hint: usize) -> SlotToken {
+            fn lock_in(&self, hint: usize) -> PlaceToken {
                 self.acquire_in(hint)
             }
         }
@@ -111,11 +111,11 @@ macro_rules! slotted {
     ($($t:ty),*) => {$(
         impl TestLock for $t {
             const SLOTTED: bool = true;
-            fn lock_in(&self, hint: usize) -> SlotToken {
+            fn lock_in(&self, hint: usize) -> PlaceToken {
                 self.acquire_in(hint)
             }
-            fn migrate(_guard: SlotToken, slot: usize) -> SlotToken {
-                SlotToken::at(slot)
+            fn migrate(_guard: PlaceToken, slot: usize) -> PlaceToken {
+                PlaceToken::at(slot)
             }
         }
     )*};
@@ -137,22 +137,22 @@ impl TestLock for RonPark<4> {
     const SLOTTED: bool = true;
     const PATHS: &'static [&'static str] =
         &["ron_park.sleeps", "ron_park.wakes", "ron_park.handed_over"];
-    fn lock_in(&self, hint: usize) -> SlotToken {
+    fn lock_in(&self, hint: usize) -> PlaceToken {
         self.acquire_in(hint)
     }
-    fn migrate(_guard: SlotToken, slot: usize) -> SlotToken {
-        SlotToken::at(slot)
+    fn migrate(_guard: PlaceToken, slot: usize) -> PlaceToken {
+        PlaceToken::at(slot)
     }
 }
 
 impl TestLock for ShRon {
     const SLOTTED: bool = true;
     const TABLE: bool = true;
-    fn lock_in(&self, hint: usize) -> SlotToken {
+    fn lock_in(&self, hint: usize) -> PlaceToken {
         self.acquire_in(hint)
     }
-    fn migrate(_guard: SlotToken, slot: usize) -> SlotToken {
-        SlotToken::at(slot)
+    fn migrate(_guard: PlaceToken, slot: usize) -> PlaceToken {
+        PlaceToken::at(slot)
     }
 }
 

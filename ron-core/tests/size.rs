@@ -46,8 +46,8 @@ fn bytes_per_lock() {
 #[test]
 fn guard_state_is_one_word_and_send() {
     fn send<T: Send>() {}
-    send::<ron_core::SlotToken>();
-    assert_eq!(size_of::<ron_core::SlotToken>(), 4);
+    send::<ron_core::PlaceToken>();
+    assert_eq!(size_of::<ron_core::PlaceToken>(), 4);
 }
 
 #[test]

@@ -13,7 +13,7 @@ use crossbeam_utils::CachePadded;
 
 use super::DEFAULT_SLOTS;
 use super::word::{Rooms, Word};
-use crate::slots::{SlotTable, SlotToken, slot_hint};
+use crate::slots::{PlaceToken, SlotTable, slot_hint};
 use crate::sync::AtomicU32;
 
 /// `RonRaw`'s protocol with `S` inline slots ([`DEFAULT_SLOTS`] unless
@@ -61,9 +61,9 @@ impl<const S: usize> RonInline<S> {
 
     /// Acquires the lock; a contended waiter waits in its slot from the CPU hint.
     #[inline]
-    pub fn acquire(&self) -> SlotToken {
+    pub fn acquire(&self) -> PlaceToken {
         if self.head.word.lock_fast() {
-            return SlotToken::NONE;
+            return PlaceToken::NONE;
         }
         self.acquire_contended()
     }
@@ -73,12 +73,12 @@ impl<const S: usize> RonInline<S> {
     /// `RonRaw`).
     #[cold]
     #[inline(never)]
-    fn acquire_contended(&self) -> SlotToken {
+    fn acquire_contended(&self) -> PlaceToken {
         self.head.word.acquire_slow(&self.slots, slot_hint::<S>())
     }
 
     /// Acquires the lock waiting in slot `slot % S` (any value is safe).
-    pub fn acquire_in(&self, slot: usize) -> SlotToken {
+    pub fn acquire_in(&self, slot: usize) -> PlaceToken {
         match self.try_acquire() {
             Some(t) => t,
             None => self.head.word.acquire_slow(&self.slots, slot % S),
@@ -87,19 +87,19 @@ impl<const S: usize> RonInline<S> {
 
     /// Takes the lock if it is free; never registers in a slot.
     #[inline]
-    pub fn try_acquire(&self) -> Option<SlotToken> {
+    pub fn try_acquire(&self) -> Option<PlaceToken> {
         self.head
             .word
             .try_lock(|t| self.slots.slot_empty(t % S))
-            .then_some(SlotToken::NONE)
+            .then_some(PlaceToken::NONE)
     }
 
     /// Tries to take the lock until `deadline`, waiting in the caller's
     /// slot (from the CPU hint); `None` only once the deadline has passed.
     #[cfg(feature = "std")]
-    pub fn try_acquire_until(&self, deadline: crate::timed::Deadline) -> Option<SlotToken> {
+    pub fn try_acquire_until(&self, deadline: crate::timed::Deadline) -> Option<PlaceToken> {
         if self.head.word.lock_fast() {
-            return Some(SlotToken::NONE);
+            return Some(PlaceToken::NONE);
         }
         self.head
             .word
@@ -113,7 +113,7 @@ impl<const S: usize> RonInline<S> {
         &self,
         slot: usize,
         keep_waiting: impl FnMut() -> bool,
-    ) -> Option<SlotToken> {
+    ) -> Option<PlaceToken> {
         if let Some(t) = self.try_acquire() {
             return Some(t);
         }
@@ -128,7 +128,7 @@ impl<const S: usize> RonInline<S> {
     /// # Safety
     /// The caller holds the lock, acquired with `token`'s acquisition.
     #[inline]
-    pub unsafe fn release(&self, token: SlotToken) {
+    pub unsafe fn release(&self, token: PlaceToken) {
         if !self.slots.any_marked() {
             self.head.word.release_free();
             return;
@@ -138,7 +138,7 @@ impl<const S: usize> RonInline<S> {
 
     #[cold]
     #[inline(never)]
-    fn release_slow(&self, token: SlotToken) {
+    fn release_slow(&self, token: PlaceToken) {
         // The hint is asked before anything changes; if it panics, the
         // release runs from slot 0 (see `RonRaw::release_slow`).
         token.release_from_slot::<S>(|from| {
@@ -171,26 +171,26 @@ crate::raw_impl::impl_default_debug! {
 // migration cannot make two CASes win. No user code runs while a waiter is
 // registered (the hint is asked before), so `lock` unwinds only with
 // nothing registered. `unlock` asks the hint only for a fast-path guard
-// (`SlotToken::NONE`) and, if it panics, releases from slot 0 first, so it
+// (`PlaceToken::NONE`) and, if it panics, releases from slot 0 first, so it
 // never unwinds holding the lock. A forgotten guard leaves the lock held;
 // nothing dangles (waiters are counts in the slots).
 unsafe impl<const S: usize> lock_api::RawMutex for RonInline<S> {
     #[allow(clippy::declare_interior_mutable_const)]
     const INIT: Self = Self::new();
-    type Guard = SlotToken;
+    type Guard = PlaceToken;
 
     #[inline]
-    fn lock(&self) -> SlotToken {
+    fn lock(&self) -> PlaceToken {
         self.acquire()
     }
 
     #[inline]
-    fn try_lock(&self) -> Option<SlotToken> {
+    fn try_lock(&self) -> Option<PlaceToken> {
         self.try_acquire()
     }
 
     #[inline]
-    unsafe fn unlock(&self, guard: SlotToken) {
+    unsafe fn unlock(&self, guard: PlaceToken) {
         // SAFETY: the caller holds the lock with `guard`, as
         // `RawMutex::unlock` requires.
         unsafe { self.release(guard) }
@@ -207,7 +207,7 @@ unsafe impl<const S: usize> lock_api::RawMutex for RonInline<S> {
 // registered slot; the `RawMutex` argument above covers it.
 unsafe impl<const S: usize> lock_api::RawMutexFair for RonInline<S> {
     #[inline]
-    unsafe fn unlock_fair(&self, guard: SlotToken) {
+    unsafe fn unlock_fair(&self, guard: PlaceToken) {
         // SAFETY: the caller holds the lock with `guard`.
         unsafe { self.release(guard) }
     }
@@ -243,7 +243,7 @@ mod tests {
         );
         l.slots.unregister::<true>(slot);
         // SAFETY: we hold the lock (taken by `look`).
-        unsafe { l.release(SlotToken::at(slot)) };
+        unsafe { l.release(PlaceToken::at(slot)) };
         assert_eq!(l.head.word.state.load(Ordering::Relaxed), FREE);
         word
     }

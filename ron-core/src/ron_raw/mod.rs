@@ -190,7 +190,7 @@
 //! assert_eq!(*m.lock(), 8000);
 //! ```
 
-use crate::slots::{SlotToken, slot_hint_of};
+use crate::slots::{PlaceToken, slot_hint_of};
 use crate::sync::{AtomicU32, Ordering};
 
 mod encoding;
@@ -285,9 +285,9 @@ impl RonRaw {
 
     /// Acquires the lock; a contended waiter waits in its slot from the CPU hint.
     #[inline]
-    pub fn acquire(&self) -> SlotToken {
+    pub fn acquire(&self) -> PlaceToken {
         if self.word.lock_fast() {
-            return SlotToken::NONE;
+            return PlaceToken::NONE;
         }
         self.acquire_contended()
     }
@@ -296,12 +296,12 @@ impl RonRaw {
     /// the fast path above inlines into every caller as one CAS.
     #[cold]
     #[inline(never)]
-    fn acquire_contended(&self) -> SlotToken {
+    fn acquire_contended(&self) -> PlaceToken {
         self.acquire_slow_in(pool::global(), slot_hint_of(pool::active_slots()))
     }
 
     /// Acquires the lock waiting in slot `slot % 16` (any value is safe).
-    pub fn acquire_in(&self, slot: usize) -> SlotToken {
+    pub fn acquire_in(&self, slot: usize) -> PlaceToken {
         self.acquire_in_pool(pool::global(), slot)
     }
 
@@ -309,7 +309,7 @@ impl RonRaw {
     /// build their own pools). A lock must use one pool for its whole life,
     /// and the pool must outlive it.
     #[doc(hidden)]
-    pub fn acquire_in_pool<'a>(&'a self, pool: &'a Pool<'a>, slot: usize) -> SlotToken {
+    pub fn acquire_in_pool<'a>(&'a self, pool: &'a Pool<'a>, slot: usize) -> PlaceToken {
         match self.try_acquire_in_pool(pool) {
             Some(t) => t,
             None => self.acquire_slow_in(pool, slot % pool::active_slots()),
@@ -317,7 +317,7 @@ impl RonRaw {
     }
 
     #[cold]
-    fn acquire_slow_in<'a>(&'a self, pool: &'a Pool<'a>, s: usize) -> SlotToken {
+    fn acquire_slow_in<'a>(&'a self, pool: &'a Pool<'a>, s: usize) -> PlaceToken {
         let rooms = Pooled {
             home: &self.block,
             pool,
@@ -328,7 +328,7 @@ impl RonRaw {
     /// Takes the lock if it is free (or handed to a slot whose waiters all
     /// gave up); never registers in a slot.
     #[inline]
-    pub fn try_acquire(&self) -> Option<SlotToken> {
+    pub fn try_acquire(&self) -> Option<PlaceToken> {
         self.try_acquire_in_pool(pool::global())
     }
 
@@ -336,10 +336,10 @@ impl RonRaw {
     /// `pool` (as for [`acquire_in_pool`](Self::acquire_in_pool)).
     #[doc(hidden)]
     #[inline]
-    pub fn try_acquire_in_pool(&self, pool: &Pool<'_>) -> Option<SlotToken> {
+    pub fn try_acquire_in_pool(&self, pool: &Pool<'_>) -> Option<PlaceToken> {
         self.word
             .try_lock(|t| self.slot_empty(pool, t))
-            .then_some(SlotToken::NONE)
+            .then_some(PlaceToken::NONE)
     }
 
     /// Whether slot `t` of the lock's block has no waiter (a snapshot).
@@ -352,9 +352,9 @@ impl RonRaw {
     /// slot (from the CPU hint); `None` only once the deadline has passed.
     /// See [`try_acquire_in_while`](Self::try_acquire_in_while).
     #[cfg(feature = "std")]
-    pub fn try_acquire_until(&self, deadline: crate::timed::Deadline) -> Option<SlotToken> {
+    pub fn try_acquire_until(&self, deadline: crate::timed::Deadline) -> Option<PlaceToken> {
         if self.word.lock_fast() {
-            return Some(SlotToken::NONE);
+            return Some(PlaceToken::NONE);
         }
         let s = slot_hint_of(pool::active_slots());
         let rooms = Pooled {
@@ -384,7 +384,7 @@ impl RonRaw {
         &self,
         slot: usize,
         keep_waiting: impl FnMut() -> bool,
-    ) -> Option<SlotToken> {
+    ) -> Option<PlaceToken> {
         self.try_acquire_in_pool_while(pool::global(), slot, keep_waiting)
     }
 
@@ -396,7 +396,7 @@ impl RonRaw {
         pool: &'a Pool<'a>,
         slot: usize,
         keep_waiting: impl FnMut() -> bool,
-    ) -> Option<SlotToken> {
+    ) -> Option<PlaceToken> {
         if let Some(t) = self.try_acquire_in_pool(pool) {
             return Some(t);
         }
@@ -414,7 +414,7 @@ impl RonRaw {
     /// # Safety
     /// The caller holds the lock, acquired with `token`'s acquisition.
     #[inline]
-    pub unsafe fn release(&self, token: SlotToken) {
+    pub unsafe fn release(&self, token: PlaceToken) {
         // SAFETY: same contract; the lock's blocks come from the global pool.
         unsafe { self.release_in_pool(pool::global(), token) }
     }
@@ -426,7 +426,7 @@ impl RonRaw {
     /// As for [`release`](Self::release).
     #[doc(hidden)]
     #[inline]
-    pub unsafe fn release_in_pool(&self, pool: &Pool<'_>, token: SlotToken) {
+    pub unsafe fn release_in_pool(&self, pool: &Pool<'_>, token: PlaceToken) {
         // SeqCst: ordered with the waiters' publication of a block and
         // their SeqCst registration, so a release that sees no block is
         // ordered before their next look at the lock word (they then see
@@ -447,7 +447,7 @@ impl RonRaw {
     /// out of line so that the uncontended release above inlines into
     /// every caller as one load and one store.
     #[inline(never)]
-    fn release_with_block(&self, pool: &Pool<'_>, token: SlotToken, index: u32) {
+    fn release_with_block(&self, pool: &Pool<'_>, token: PlaceToken, index: u32) {
         if pool::anyone_registered(pool, index) {
             self.release_slow(pool, token);
             return;
@@ -464,7 +464,7 @@ impl RonRaw {
 
     #[cold]
     #[inline(never)]
-    fn release_slow(&self, pool: &Pool<'_>, token: SlotToken) {
+    fn release_slow(&self, pool: &Pool<'_>, token: PlaceToken) {
         // The CPU hint (for a fast-path token) is user code: it is asked
         // before anything changes, and if it panics the release runs from
         // slot 0 instead, so an unlock never unwinds with the lock held.
@@ -520,7 +520,7 @@ crate::raw_impl::impl_default_debug! {
 // back to the pool cannot make two CASes win. No user code runs while a
 // waiter is registered in a slot (the hint is asked before), so `lock`
 // unwinds only with nothing registered. `unlock` asks the hint only for a
-// fast-path guard (`SlotToken::NONE`) and, if it panics, releases from slot
+// fast-path guard (`PlaceToken::NONE`) and, if it panics, releases from slot
 // 0 first, so it never unwinds holding the lock. A forgotten guard leaves
 // the lock held and nothing dangling: a waiter's reference to the block
 // ends when it gets the lock, and an unlock drops its own before it
@@ -528,20 +528,20 @@ crate::raw_impl::impl_default_debug! {
 unsafe impl lock_api::RawMutex for RonRaw {
     #[allow(clippy::declare_interior_mutable_const)]
     const INIT: Self = Self::new();
-    type Guard = SlotToken;
+    type Guard = PlaceToken;
 
     #[inline]
-    fn lock(&self) -> SlotToken {
+    fn lock(&self) -> PlaceToken {
         self.acquire()
     }
 
     #[inline]
-    fn try_lock(&self) -> Option<SlotToken> {
+    fn try_lock(&self) -> Option<PlaceToken> {
         self.try_acquire()
     }
 
     #[inline]
-    unsafe fn unlock(&self, guard: SlotToken) {
+    unsafe fn unlock(&self, guard: PlaceToken) {
         // SAFETY: the caller holds the lock with `guard`, as
         // `RawMutex::unlock` requires.
         unsafe { self.release(guard) }
@@ -558,7 +558,7 @@ unsafe impl lock_api::RawMutex for RonRaw {
 // registered slot; the `RawMutex` argument above covers it.
 unsafe impl lock_api::RawMutexFair for RonRaw {
     #[inline]
-    unsafe fn unlock_fair(&self, guard: SlotToken) {
+    unsafe fn unlock_fair(&self, guard: PlaceToken) {
         // SAFETY: the caller holds the lock with `guard`.
         unsafe { self.release(guard) }
     }
@@ -590,7 +590,7 @@ mod tests {
         assert!(l.word.look(slot, true, Some(room), &mut Watch::new()));
         room.unregister::<true>(slot);
         // SAFETY: we hold the lock (taken by `look`).
-        unsafe { l.release_in_pool(pool, SlotToken::at(slot)) };
+        unsafe { l.release_in_pool(pool, PlaceToken::at(slot)) };
         assert_eq!(l.word.state.load(Ordering::Relaxed), FREE);
         word
     }

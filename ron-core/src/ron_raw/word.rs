@@ -7,7 +7,7 @@ use super::wait::{
     PHASE_A_LOOKS, PHASE_A_PAUSE_MAX, Watch, cpu_looked_shared, first_budget, give_cpu_away,
     yield_cpu,
 };
-use crate::slots::{GRANT, SlotTable, SlotToken, count};
+use crate::slots::{GRANT, PlaceToken, SlotTable, count};
 use crate::sync::{AtomicU32, Ordering, spin_loop};
 use crate::unwind::OnUnwind;
 
@@ -275,7 +275,7 @@ impl Word {
         &self,
         rooms: &R,
         s: usize,
-    ) -> SlotToken {
+    ) -> PlaceToken {
         // `keep_waiting` never says no: no need to ask it within a round.
         match self.acquire_slow_asking(rooms, s, u32::MAX, || true) {
             Some(t) => t,
@@ -300,7 +300,7 @@ impl Word {
         rooms: &R,
         s: usize,
         keep_waiting: impl FnMut() -> bool,
-    ) -> Option<SlotToken> {
+    ) -> Option<PlaceToken> {
         self.acquire_slow_asking(rooms, s, ASK_EVERY, keep_waiting)
     }
 
@@ -313,7 +313,7 @@ impl Word {
         s: usize,
         ask_every: u32,
         mut keep_waiting: impl FnMut() -> bool,
-    ) -> Option<SlotToken> {
+    ) -> Option<PlaceToken> {
         let mut watch = Watch::new();
         let mut first_round = true;
         let mut spins = first_budget();
@@ -340,7 +340,7 @@ impl Word {
                 };
                 for _ in 0..looks {
                     if self.look::<S>(s, false, None, &mut watch) {
-                        return Some(SlotToken::at(s));
+                        return Some(PlaceToken::at(s));
                     }
                     if !keep_waiting() {
                         crate::coverage::hit!("ron_raw.give_up");
@@ -403,7 +403,7 @@ impl Word {
                                 // likely register again soon, and the next
                                 // release that finds the slot empty clears it.
                                 room.unregister_keep_bit(s);
-                                return Some(SlotToken::at(s));
+                                return Some(PlaceToken::at(s));
                             }
                             // A doorbell rings just before the handover is
                             // published: pause before the next look.
@@ -422,7 +422,7 @@ impl Word {
                             room.unregister::<true>(s);
                             if self.look(s, true, Some(room), &mut watch) {
                                 crate::coverage::hit!("ron_raw.give_up_raced_handover");
-                                return Some(SlotToken::at(s));
+                                return Some(PlaceToken::at(s));
                             }
                             crate::coverage::hit!("ron_raw.give_up_registered");
                             return None;
@@ -439,7 +439,7 @@ impl Word {
                             looks_due = answer_bell(room.word(s), w);
                             if looks_due > 0 && self.take_noted(room, s) {
                                 room.unregister_keep_bit(s);
-                                return Some(SlotToken::at(s));
+                                return Some(PlaceToken::at(s));
                             }
                         }
                     }
@@ -452,7 +452,7 @@ impl Word {
                     room.unregister::<true>(s);
                     if self.look(s, true, Some(room), &mut watch) {
                         crate::coverage::hit!("ron_raw.round_end_take");
-                        return Some(SlotToken::at(s));
+                        return Some(PlaceToken::at(s));
                     }
                 }
                 None => {
@@ -461,7 +461,7 @@ impl Word {
                     for i in 0..spins {
                         if i % 8 == 0 {
                             if self.look::<S>(s, false, None, &mut watch) {
-                                return Some(SlotToken::at(s));
+                                return Some(PlaceToken::at(s));
                             }
                             if !keep_waiting() {
                                 crate::coverage::hit!("ron_raw.give_up");

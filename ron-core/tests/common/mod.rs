@@ -12,8 +12,8 @@ use loom::thread;
 use ron_core::relax::Relax;
 use ron_core::sh_ron::ShTable;
 use ron_core::{
-    CBoMcs, Cna, Fsl, Mcs, NxtRon, Ron, RonInline, RonPark, RonPlock, RonRaw, RonTicket, ShRon,
-    SlotToken, Tas, Ticket, Ttas,
+    CBoMcs, Cna, Fsl, Mcs, NxtRon, PlaceToken, Ron, RonInline, RonPark, RonPlock, RonRaw,
+    RonTicket, ShRon, Tas, Ticket, Ttas,
 };
 
 /// A lock as the models drive it: acquisition waiting in a chosen slot,
@@ -59,17 +59,17 @@ macro_rules! model_lock {
     };
 }
 
-model_lock!([const S: usize, R: Relax + 'static] Ron<S, R>, SlotToken, Self::new(), |l, h| l.acquire_in(h));
-model_lock!([const S: usize, R: Relax + 'static] RonPlock<S, R>, SlotToken, Self::new(), |l, h| l.acquire_in(h));
-model_lock!([const S: usize, R: Relax + 'static] NxtRon<S, R>, SlotToken, Self::new(), |l, h| l.acquire_in(h));
-model_lock!([const S: usize, R: Relax + 'static] RonTicket<S, R>, SlotToken, Self::new(), |l, h| l.acquire_in(h));
-model_lock!([const S: usize] RonInline<S>, SlotToken, Self::new(), |l, h| l.acquire_in(h));
-model_lock!([const S: usize] RonPark<S>, SlotToken, Self::new(), |l, h| l.acquire_in(h));
-model_lock!([] RonRaw, SlotToken, Self::new(), |l, h| l.acquire_in(h));
+model_lock!([const S: usize, R: Relax + 'static] Ron<S, R>, PlaceToken, Self::new(), |l, h| l.acquire_in(h));
+model_lock!([const S: usize, R: Relax + 'static] RonPlock<S, R>, PlaceToken, Self::new(), |l, h| l.acquire_in(h));
+model_lock!([const S: usize, R: Relax + 'static] NxtRon<S, R>, PlaceToken, Self::new(), |l, h| l.acquire_in(h));
+model_lock!([const S: usize, R: Relax + 'static] RonTicket<S, R>, PlaceToken, Self::new(), |l, h| l.acquire_in(h));
+model_lock!([const S: usize] RonInline<S>, PlaceToken, Self::new(), |l, h| l.acquire_in(h));
+model_lock!([const S: usize] RonPark<S>, PlaceToken, Self::new(), |l, h| l.acquire_in(h));
+model_lock!([] RonRaw, PlaceToken, Self::new(), |l, h| l.acquire_in(h));
 // A model's own wait table, so that models do not share columns.
-model_lock!([R: Relax + 'static] ShRon<R>, SlotToken, ShRon::new_in(Box::leak(Box::new(ShTable::new()))), |l, h| l.acquire_in(h));
-model_lock!([const N: usize, R: Relax + 'static] CBoMcs<N, R>, SlotToken, Self::new(), |l, h| l.acquire_in(h));
-model_lock!([const G: usize, const L: usize, R: Relax + 'static] Fsl<G, L, R>, SlotToken, Self::new(), |l, h| l.acquire_in(h));
+model_lock!([R: Relax + 'static] ShRon<R>, PlaceToken, ShRon::new_in(Box::leak(Box::new(ShTable::new()))), |l, h| l.acquire_in(h));
+model_lock!([const N: usize, R: Relax + 'static] CBoMcs<N, R>, PlaceToken, Self::new(), |l, h| l.acquire_in(h));
+model_lock!([const G: usize, const L: usize, R: Relax + 'static] Fsl<G, L, R>, PlaceToken, Self::new(), |l, h| l.acquire_in(h));
 model_lock!([const F: u32, const SR: bool, R: Relax + 'static] Cna<F, SR, R>, (), Self::new(), |l, h| l.acquire_in(h));
 model_lock!([R: Relax + 'static] Mcs<R>, (), Self::new(), |l, _h| l.acquire());
 model_lock!([R: Relax + 'static] Ticket<R>, (), Self::new(), |l, _h| l.acquire());
