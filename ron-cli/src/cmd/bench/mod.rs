@@ -1,5 +1,6 @@
-//! `ron bench`: the lock microbenchmark grid, the key-value workload and
-//! the co-runner cost (see `ron_bench` for what each measures).
+//! `ron bench`: the lock microbenchmark grid, the key-value workload, the
+//! co-runner cost, many locks and the reader-writer workloads (see
+//! `ron_bench` for what each measures).
 //!
 //! Every point runs `--repeat` times (the whole grid once per repeat, so
 //! slow drift spreads over all locks); rows report the mean and spread.
@@ -13,6 +14,7 @@ mod list;
 mod loops;
 mod many_locks;
 mod options;
+mod rw;
 mod shared;
 
 pub use options::Args;
@@ -40,6 +42,7 @@ pub fn run(args: Args) -> CliResult {
     match args.workload {
         Workload::Corunner => corunner::run(&args, duration),
         Workload::ManyLocks => many_locks::run(&args, duration, warmup),
+        Workload::Rw | Workload::RwMap => rw::run(&args, duration, warmup),
         Workload::Micro | Workload::Kv => loops::run(&args, duration, warmup, baseline),
     }
 }
