@@ -665,6 +665,34 @@ mod tests {
         assert!(row.fairness_reads.is_some());
     }
 
+    /// The checks the runs rely on can fail: a torn line, a map value
+    /// under the wrong key, and a write counter that missed a write are
+    /// each caught.
+    #[test]
+    fn the_exclusion_checks_catch_torn_data() {
+        let mut rng = SplitMix64::for_stream(1, 0);
+        let mut lines = LinesData {
+            writes: 0,
+            lines: vec![Line::default(); 3],
+        };
+        lines.write(&mut rng);
+        assert!(lines.read(&mut rng));
+        lines.lines[1].0[0] += 1; // a write half done
+        assert!(!lines.read(&mut rng));
+
+        let mut map = MapData {
+            writes: 0,
+            map: (0..MAP_KEYS).map(|k| (k, map_value(k, 0))).collect(),
+        };
+        map.write(&mut rng);
+        assert_eq!(map.writes(), 1);
+        assert!((0..64).all(|_| map.read(&mut rng)));
+        for v in map.map.values_mut() {
+            *v = map_value(MAP_KEYS + 1, 0); // values under the wrong keys
+        }
+        assert!(!map.read(&mut rng));
+    }
+
     #[test]
     fn names_resolve_and_unknown_ones_are_refused() {
         let all = resolve("all").unwrap();
