@@ -84,6 +84,7 @@ fn bench_numeric_options_fail_in_one_line() {
         ),
         (&["--workload", "rw", "--locks", ""], "--locks"),
         (&["--workload", "rw", "--duration", "0"], "--duration"),
+        (&["--workload", "rw", "--baseline", "b.json"], "--baseline"),
         (&["--frobnicate"], "--frobnicate"),
         (&["--out", "b.txt"], "--out"),
     ] {

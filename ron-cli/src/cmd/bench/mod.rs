@@ -21,7 +21,7 @@ pub use options::Args;
 use options::Workload;
 
 use crate::cmd::compare;
-use crate::error::CliResult;
+use crate::error::{CliError, CliResult};
 use crate::output;
 
 /// Runs `ron bench`.
@@ -34,6 +34,11 @@ pub fn run(args: Args) -> CliResult {
     if let Some(out) = &args.out {
         output::Format::of_out(out)?;
         output::prepare_out(out)?;
+    }
+    if args.baseline.is_some() && matches!(args.workload, Workload::Rw | Workload::RwMap) {
+        return Err(CliError::usage(
+            "--baseline: compares micro and kv rows only, not the reader-writer workloads",
+        ));
     }
     let baseline = match &args.baseline {
         Some(p) => Some(compare::read_rows(p)?),
