@@ -3,11 +3,13 @@
 //!
 //! * [`registry`](mod@registry): lock names -> lock types (RON locks, baselines, peers).
 //! * [`workload`]: the seeds' microbenchmark loop ([`workload::micro`]), a
-//!   key-value map ([`workload::kv`]) and the co-runner cost
-//!   ([`workload::corunner`]).
+//!   key-value map ([`workload::kv`]), the co-runner cost
+//!   ([`workload::corunner`]) and reader-writer locks under a read ratio
+//!   ([`workload::rw`]).
 //! * [`metrics`], [`report`]: latency percentiles (fairness factor and CV
 //!   come from ron-stats); rows and their table / CSV / JSON forms.
-//! * [`grid`]: runs every (lock, threads, nCS) point of a benchmark.
+//! * [`grid`]: runs every (lock, threads, nCS) point of a benchmark
+//!   ([`grid::RwGrid`] those of the reader-writer workloads).
 //! * [`limits`]: the range of every parameter and its check.
 //! * [`stop`]: Ctrl-C's request to cut the run in progress short.
 

@@ -64,6 +64,14 @@ pub fn cs_lines(k: usize) -> Result<(), BenchError> {
     Ok(())
 }
 
+/// A read percentage of the reader-writer workloads.
+pub fn read_pct(p: u32) -> Result<(), BenchError> {
+    if p > 100 {
+        return invalid(format!("--read-pct: must be in 0..=100, got {p}"));
+    }
+    Ok(())
+}
+
 /// A mean non-critical section in ns.
 pub fn ncs_ns(n: f64) -> Result<(), BenchError> {
     if !(n.is_finite() && (0.0..=MAX_NCS_NS).contains(&n)) {

@@ -28,6 +28,23 @@ pub fn entries<'a>(flag: &str, s: &'a str) -> Result<Vec<&'a str>, CliError> {
     Ok(parts)
 }
 
+/// A comma-separated list of percentages (whole numbers in 0..=100);
+/// duplicates are dropped, order kept.
+pub fn percent_list(flag: &str, s: &str) -> Result<Vec<u32>, CliError> {
+    let mut out = Vec::new();
+    for part in entries(flag, s)? {
+        let v: u32 = part.parse().ok().filter(|v| *v <= 100).ok_or_else(|| {
+            CliError::usage(format!(
+                "{flag}: must be whole percentages in 0..=100, got `{part}`"
+            ))
+        })?;
+        if !out.contains(&v) {
+            out.push(v);
+        }
+    }
+    Ok(out)
+}
+
 /// A comma-separated list of positive integers (`flag` names the option in
 /// errors); duplicates are dropped, order kept.
 pub fn positive_list(flag: &str, s: &str, max: usize) -> Result<Vec<usize>, CliError> {

@@ -626,6 +626,105 @@ fn bench_many_locks_json_csv_and_skip_note() {
     );
 }
 
+/// A tiny run of each reader-writer workload in each format: every lock,
+/// reads and writes counted apart, ratios to parking_lot, the same rows
+/// in table, CSV and JSON.
+#[test]
+fn bench_rw_and_rw_map_in_every_format() {
+    for workload in ["rw", "rw-map"] {
+        let run = |format: &str| {
+            let o = ron(&[
+                "bench",
+                "--workload",
+                workload,
+                "--locks",
+                "all",
+                "--threads",
+                "2",
+                "--read-pct",
+                "50,100",
+                "--ncs",
+                "0",
+                "--duration",
+                "0.05",
+                "--warmup",
+                "0",
+                "--repeat",
+                "2",
+                "--format",
+                format,
+            ]);
+            assert!(
+                o.status.success(),
+                "{workload} {format}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            String::from_utf8_lossy(&o.stdout).into_owned()
+        };
+        let v: serde_json::Value = serde_json::from_str(&run("json")).expect("JSON on stdout");
+        let rows = v["rows"].as_array().unwrap();
+        // 5 locks x 2 read percentages.
+        assert_eq!(rows.len(), 10, "{rows:?}");
+        assert_eq!(v["meta"]["interrupted"], false);
+        for r in rows {
+            assert_eq!(r["workload"], workload);
+            assert_eq!(r["repeats"], 2);
+            assert_eq!(r["exclusion_ok"], true, "{r}");
+            let (reads, writes) = (r["reads"].as_u64().unwrap(), r["writes"].as_u64().unwrap());
+            assert_eq!(r["total"].as_u64().unwrap(), reads + writes);
+            assert!(reads > 0, "{r}");
+            if r["read_pct"] == 100 {
+                assert_eq!(writes, 0, "{r}");
+                assert!(r["fairness_writes"].is_null(), "{r}");
+            } else {
+                assert!(writes > 0, "{r}");
+                assert!(r["fairness_writes"].is_number(), "{r}");
+            }
+            assert!(r["vs_parking_lot"].is_number(), "{r}");
+            assert_eq!(r["per_thread_reads"].as_array().unwrap().len(), 2);
+        }
+        let locks: Vec<&str> = rows.iter().map(|r| r["lock"].as_str().unwrap()).collect();
+        for l in ["ron-rw", "parking_lot", "std", "spin", "sharded"] {
+            assert!(locks.contains(&l), "{locks:?}");
+        }
+        let pl = rows.iter().find(|r| r["lock"] == "parking_lot").unwrap();
+        assert_eq!(pl["vs_parking_lot"], 1.0);
+
+        let csv = run("csv");
+        assert!(
+            csv.starts_with("workload,lock,threads,read_pct,ncs_ns,cs_lines,"),
+            "{csv}"
+        );
+        assert_eq!(csv.lines().count(), 11, "{csv}");
+        assert!(csv.contains("fairness_reads,fairness_writes,cpu_ns_per_op"));
+
+        let table = run("table");
+        assert!(
+            table.starts_with(&format!("ron bench --workload {workload}:")),
+            "{table}"
+        );
+        assert!(table.contains("| x parking_lot |"), "{table}");
+        assert!(table.contains("| fair reads |"), "{table}");
+        assert!(table.contains("| sharded "), "{table}");
+        assert!(
+            table.contains("ron-rw ran") && table.contains("times as fast as parking_lot"),
+            "{table}"
+        );
+    }
+    // A mutex is not a reader-writer lock.
+    assert_one_line_error(
+        &["bench", "--workload", "rw", "--locks", "ron-rw,ron"],
+        "unknown lock `ron`",
+    );
+    // --list names the reader-writer locks.
+    let list = String::from_utf8_lossy(&ron(&["bench", "--list"]).stdout).into_owned();
+    assert!(list.contains("reader-writer locks"), "{list}");
+    assert!(
+        list.contains("crossbeam_utils::sync::ShardedLock"),
+        "{list}"
+    );
+}
+
 #[test]
 fn bench_many_locks_resident_memory_grows_with_a_million_locks() {
     if !std::path::Path::new("/proc/self/statm").exists() {

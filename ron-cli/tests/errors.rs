@@ -67,6 +67,24 @@ fn bench_numeric_options_fail_in_one_line() {
             "--n-locks",
         ),
         (&["--workload", "corunner", "--waiters", "-1"], "--waiters"),
+        (&["--workload", "rw", "--read-pct", "101"], "--read-pct"),
+        (&["--workload", "rw", "--read-pct", "-1"], "--read-pct"),
+        (
+            &["--workload", "rw-map", "--read-pct", "99,,50"],
+            "--read-pct",
+        ),
+        (&["--workload", "rw", "--read-pct", "half"], "--read-pct"),
+        (&["--workload", "rw", "--read-pct", ""], "--read-pct"),
+        (&["--workload", "rw", "--ncs", "40x"], "--ncs"),
+        (&["--workload", "rw-map", "--ncs", "-5"], "--ncs"),
+        (&["--workload", "rw", "--threads", "0"], "--threads"),
+        (
+            &["--workload", "rw", "--cs-lines", "99999999"],
+            "--cs-lines",
+        ),
+        (&["--workload", "rw", "--locks", ""], "--locks"),
+        (&["--workload", "rw", "--duration", "0"], "--duration"),
+        (&["--workload", "rw", "--baseline", "b.json"], "--baseline"),
         (&["--frobnicate"], "--frobnicate"),
         (&["--out", "b.txt"], "--out"),
     ] {
@@ -253,6 +271,38 @@ fn ctrl_c_cuts_a_single_many_locks_run_short() {
     assert!(err.starts_with("error: interrupted by Ctrl-C"), "{err}");
     assert!(out.contains("interrupted by Ctrl-C"), "{out}");
     assert!(out.contains("| ron-raw"), "{out}");
+}
+
+/// The same for a single reader-writer run.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_cuts_a_single_rw_run_short() {
+    let o = interrupted(&[
+        "bench",
+        "--workload",
+        "rw",
+        "--locks",
+        "ron-rw",
+        "--threads",
+        "2",
+        "--read-pct",
+        "90",
+        "--ncs",
+        "0",
+        "--duration",
+        "60s",
+        "--warmup",
+        "0",
+        "--repeat",
+        "1",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("error: interrupted by Ctrl-C"), "{err}");
+    assert!(out.contains("interrupted by Ctrl-C"), "{out}");
+    assert!(out.contains("| ron-rw"), "{out}");
 }
 
 /// Co-runner rows: Ctrl-C stops the pair in progress at once and drops it

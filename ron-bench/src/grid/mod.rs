@@ -4,8 +4,10 @@
 //! for each repeat.
 
 mod many_locks;
+mod rw;
 
 pub use many_locks::{ManyLocksGrid, ManyLocksOutcome, SkippedPoint};
+pub use rw::{RwGrid, RwOutcome};
 
 use std::time::Duration;
 

@@ -5,7 +5,8 @@
 //! `{ lock; critical section; unlock; busy-wait nCS ns +-15% }` for a
 //! warm-up and then a measured duration. [`corunner`] measures something
 //! else (the cost of waiting on the CPU's other tenants), and [`many_locks`]
-//! another loop: many locks, each operation on a random one.
+//! another loop: many locks, each operation on a random one; [`rw`] the
+//! same loop over a reader-writer lock, each operation a read or a write.
 //!
 //! Per acquisition, inside the critical section, a thread reads the clock at
 //! entry and stores its exit timestamp and its index in the shared data
@@ -19,6 +20,7 @@ pub mod corunner;
 pub mod kv;
 pub mod many_locks;
 pub mod micro;
+pub mod rw;
 
 use std::sync::Barrier;
 use std::sync::atomic::{AtomicU8, Ordering};

@@ -3,6 +3,7 @@
 
 use ron_bench::report::{BenchRow, CorunnerRow};
 use ron_bench::workload::many_locks::ManyLocksRow;
+use ron_bench::workload::rw::RwRow;
 
 use crate::rows::{CompareRow, SimRow};
 
@@ -265,6 +266,68 @@ pub fn many_locks(rows: &[ManyLocksRow]) -> String {
                 r.lock_bytes.to_string(),
                 u(r.rss_bytes),
                 u(r.rss_delta_bytes),
+                r.exclusion_ok.to_string(),
+            ]
+        }),
+    )
+}
+
+/// The CSV columns of reader-writer rows (JSON has these and the
+/// per-thread reads and writes).
+pub const RW_COLUMNS: [&str; 23] = [
+    "workload",
+    "lock",
+    "threads",
+    "read_pct",
+    "ncs_ns",
+    "cs_lines",
+    "duration_s",
+    "pinned",
+    "seed",
+    "repeats",
+    "mops_per_s",
+    "mops_per_s_sd",
+    "mops_per_s_min",
+    "mops_per_s_max",
+    "total",
+    "reads",
+    "writes",
+    "vs_parking_lot",
+    "vs_parking_lot_sd",
+    "fairness_reads",
+    "fairness_writes",
+    "cpu_ns_per_op",
+    "exclusion_ok",
+];
+
+/// Reader-writer rows as CSV.
+pub fn rw(rows: &[RwRow]) -> String {
+    document(
+        &RW_COLUMNS,
+        rows.iter().map(|r| {
+            vec![
+                r.workload.clone(),
+                r.lock.clone(),
+                r.threads.to_string(),
+                r.read_pct.to_string(),
+                format!("{:.1}", r.ncs_ns),
+                r.cs_lines.to_string(),
+                format!("{:.4}", r.duration_s),
+                r.pinned.to_string(),
+                r.seed.to_string(),
+                r.repeats.to_string(),
+                format!("{:.4}", r.mops_per_s),
+                format!("{:.4}", r.mops_per_s_sd),
+                format!("{:.4}", r.mops_per_s_min),
+                format!("{:.4}", r.mops_per_s_max),
+                r.total.to_string(),
+                r.reads.to_string(),
+                r.writes.to_string(),
+                o(r.vs_parking_lot),
+                o(r.vs_parking_lot_sd),
+                o(r.fairness_reads),
+                o(r.fairness_writes),
+                o1(r.cpu_ns_per_op),
                 r.exclusion_ok.to_string(),
             ]
         }),

@@ -22,6 +22,7 @@ use std::path::Path;
 
 use ron_bench::report::{BenchRow, CorunnerRow};
 use ron_bench::workload::many_locks::ManyLocksRow;
+use ron_bench::workload::rw::RwRow;
 use serde::Serialize;
 
 use crate::error::CliError;
@@ -163,6 +164,7 @@ render_with! {
     BenchRow => bench,
     CorunnerRow => corunner,
     ManyLocksRow => many_locks,
+    RwRow => rw,
     SimRow => simulate,
     CompareRow => compare,
 }

@@ -3,6 +3,7 @@
 
 use ron_bench::report::{BenchRow, CorunnerRow};
 use ron_bench::workload::many_locks::ManyLocksRow;
+use ron_bench::workload::rw::RwRow;
 
 use crate::rows::{CompareRow, SimRow};
 
@@ -261,6 +262,53 @@ pub fn many_locks(rows: &[ManyLocksRow]) -> String {
                 mib(r.lock_bytes),
                 r.rss_bytes.map_or_else(|| "-".into(), mib),
                 r.rss_delta_bytes.map_or_else(|| "-".into(), mib),
+            ]
+        })
+        .collect();
+    table(&header, &cells)
+}
+
+/// The table of reader-writer rows (the columns are explained in the
+/// README).
+pub fn rw(rows: &[RwRow]) -> String {
+    let header = [
+        "lock",
+        "threads",
+        "read %",
+        "ncs ns",
+        "Mops/s",
+        "+- sd",
+        "x parking_lot",
+        "+- sd",
+        "fair reads",
+        "fair writes",
+        "writes",
+        "CPU ns/op",
+    ];
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            vec![
+                if r.exclusion_ok {
+                    r.lock.clone()
+                } else {
+                    format!("{} (EXCLUSION FAILED)", r.lock)
+                },
+                r.threads.to_string(),
+                r.read_pct.to_string(),
+                format!("{:.0}", r.ncs_ns),
+                format!("{:.3}", r.mops_per_s),
+                if r.repeats > 1 {
+                    format!("{:.3}", r.mops_per_s_sd)
+                } else {
+                    "-".into()
+                },
+                opt(r.vs_parking_lot, 2),
+                opt(r.vs_parking_lot_sd, 2),
+                opt(r.fairness_reads, 3),
+                opt(r.fairness_writes, 3),
+                r.writes.to_string(),
+                opt(r.cpu_ns_per_op, 0),
             ]
         })
         .collect();

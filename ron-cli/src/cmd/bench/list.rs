@@ -1,7 +1,7 @@
-//! `ron bench --list`: every lock and co-runner policy.
+//! `ron bench --list`: every lock, reader-writer lock and co-runner policy.
 
 use ron_bench::registry::{self, LockKind};
-use ron_bench::workload::corunner;
+use ron_bench::workload::{corunner, rw};
 
 use crate::output::table;
 
@@ -32,6 +32,18 @@ pub(super) fn list() -> String {
         &["name", "kind", "type", "description"],
         &cells,
     ));
+    s.push_str("\nreader-writer locks (--workload rw, rw-map; `all` or `default` = every one):\n");
+    let cells: Vec<Vec<String>> = rw::rw_locks()
+        .iter()
+        .map(|e| {
+            vec![
+                e.name.to_string(),
+                e.type_name.to_string(),
+                e.about.to_string(),
+            ]
+        })
+        .collect();
+    s.push_str(&table::table(&["name", "type", "description"], &cells));
     s.push_str("\nco-runner policies (--workload corunner --policies):\n");
     let cells: Vec<Vec<String>> = corunner::policies()
         .iter()

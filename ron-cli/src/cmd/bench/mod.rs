@@ -1,5 +1,6 @@
-//! `ron bench`: the lock microbenchmark grid, the key-value workload and
-//! the co-runner cost (see `ron_bench` for what each measures).
+//! `ron bench`: the lock microbenchmark grid, the key-value workload, the
+//! co-runner cost, many locks and the reader-writer workloads (see
+//! `ron_bench` for what each measures).
 //!
 //! Every point runs `--repeat` times (the whole grid once per repeat, so
 //! slow drift spreads over all locks); rows report the mean and spread.
@@ -13,13 +14,14 @@ mod list;
 mod loops;
 mod many_locks;
 mod options;
+mod rw;
 mod shared;
 
 pub use options::Args;
 use options::Workload;
 
 use crate::cmd::compare;
-use crate::error::CliResult;
+use crate::error::{CliError, CliResult};
 use crate::output;
 
 /// Runs `ron bench`.
@@ -33,6 +35,11 @@ pub fn run(args: Args) -> CliResult {
         output::Format::of_out(out)?;
         output::prepare_out(out)?;
     }
+    if args.baseline.is_some() && matches!(args.workload, Workload::Rw | Workload::RwMap) {
+        return Err(CliError::usage(
+            "--baseline: compares micro and kv rows only, not the reader-writer workloads",
+        ));
+    }
     let baseline = match &args.baseline {
         Some(p) => Some(compare::read_rows(p)?),
         None => None,
@@ -40,6 +47,7 @@ pub fn run(args: Args) -> CliResult {
     match args.workload {
         Workload::Corunner => corunner::run(&args, duration),
         Workload::ManyLocks => many_locks::run(&args, duration, warmup),
+        Workload::Rw | Workload::RwMap => rw::run(&args, duration, warmup),
         Workload::Micro | Workload::Kv => loops::run(&args, duration, warmup, baseline),
     }
 }

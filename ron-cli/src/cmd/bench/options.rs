@@ -20,6 +20,12 @@ pub enum Workload {
     /// increments its counter, unlocks; with bytes per lock and resident
     /// memory.
     ManyLocks,
+    /// A reader-writer lock: each operation a read (`--read-pct`) or a
+    /// write of K cache lines (`--cs-lines`).
+    Rw,
+    /// A HashMap of 4096 keys behind a reader-writer lock: gets, and
+    /// inserts (updates) for the rest (`--read-pct`, default 99).
+    RwMap,
 }
 
 /// Thread placement.
@@ -54,7 +60,7 @@ pub struct Args {
     /// Each is jittered +-15%.
     #[arg(long, default_value = "0,1000", value_name = "LIST")]
     pub ncs: String,
-    /// Cache lines read and written in each critical section (micro).
+    /// Cache lines read and written in each critical section (micro, rw).
     #[arg(long, default_value_t = 2, value_name = "K")]
     pub cs_lines: usize,
     /// Measured time per run (seconds, or with a unit: 250ms); co-runner:
@@ -76,6 +82,10 @@ pub struct Args {
     /// Seed of the nCS jitter and key generators.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Rw, rw-map: percent of operations that are reads, comma-separated
+    /// (0..=100) [default: rw 50,90,99,100; rw-map 99].
+    #[arg(long, value_name = "LIST")]
+    pub read_pct: Option<String>,
     /// Many-locks: numbers of locks, comma-separated (each operation takes
     /// a uniformly random one of them).
     #[arg(long, default_value = "2,1000,1000000", value_name = "LIST")]

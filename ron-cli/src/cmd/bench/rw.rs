@@ -1,0 +1,186 @@
+//! The reader-writer workloads (`rw`, `rw-map`): a grid of reader-writer
+//! locks x threads x read % x nCS, each point run `--repeat` times, closed
+//! by ron's lock against parking_lot's per point.
+
+use std::time::Duration;
+
+use ron_bench::clock;
+use ron_bench::grid::RwGrid;
+use ron_bench::pin::Pinning;
+use ron_bench::workload::MAX_THREADS;
+use ron_bench::workload::rw::{self, MAP_KEYS, RwConfig, RwRow, RwShape};
+
+use super::options::{Args, Workload};
+use super::shared::{
+    bench_err, catch_ctrl_c, install_route, interrupted, mark_interrupted, print_rows, run_meta,
+    save_out,
+};
+use crate::args::{self, Ncs};
+use crate::error::{CliError, CliResult};
+use crate::output::{self, Format};
+use crate::progress;
+
+/// Thread counts when `--threads` is not given.
+const RW_THREADS: &str = "1,2,8,32";
+/// Read percentages of `rw` when `--read-pct` is not given.
+const RW_READ_PCT: &str = "50,90,99,100";
+/// Read percentage of `rw-map` when `--read-pct` is not given (the
+/// read-heavy mix of conc-map-bench).
+const MAP_READ_PCT: &str = "99";
+
+/// Runs the rw or rw-map grid.
+pub(super) fn run(args: &Args, duration: Duration, warmup: Duration) -> CliResult {
+    // Before anything slow, so that an early Ctrl-C stops the run too.
+    catch_ctrl_c();
+    let shape = if args.workload == Workload::RwMap {
+        RwShape::Map
+    } else {
+        RwShape::Lines
+    };
+    let locks = rw::resolve(&args.locks).map_err(bench_err)?;
+    let threads = args::positive_list(
+        "--threads",
+        args.threads.as_deref().unwrap_or(RW_THREADS),
+        MAX_THREADS,
+    )?;
+    let default_pct = if shape == RwShape::Map {
+        MAP_READ_PCT
+    } else {
+        RW_READ_PCT
+    };
+    let read_pct = args::percent_list(
+        "--read-pct",
+        args.read_pct.as_deref().unwrap_or(default_pct),
+    )?;
+    let mut ncs_ns = Vec::new();
+    for n in args::ncs_list("--ncs", &args.ncs)? {
+        match n {
+            Ncs::Ns(v) => ncs_ns.push(v),
+            Ncs::Times(_) => {
+                return Err(CliError::usage(format!(
+                    "--ncs: give ns for --workload {} (multiples like 40x are for micro and kv), got `{}`",
+                    shape.name(),
+                    args.ncs
+                )));
+            }
+        }
+    }
+    let grid = RwGrid {
+        locks,
+        threads,
+        read_pct,
+        ncs_ns,
+        base: RwConfig {
+            shape,
+            cs_lines: args.cs_lines,
+            duration,
+            warmup,
+            pinning: args.pin.pinning(),
+            seed: args.seed,
+            ..RwConfig::default()
+        },
+        repeat: args.repeat,
+    };
+    grid.validate().map_err(bench_err)?;
+    let (source, fingerprint) = install_route(args.no_install);
+    let cpus = ron_bench::pin::cpu_order().len();
+    if let Some(&t) = grid.threads.iter().filter(|&&t| t > cpus).max() {
+        output::warning(&format!(
+            "{t} threads on {cpus} CPUs: threads outnumber CPUs, so spinning waiters take CPU time from the holder; those rows measure the scheduler as much as the lock"
+        ));
+    }
+    let meta = run_meta(&source, fingerprint, grid.repeat, cpus);
+    clock::calibrate();
+    let work = match shape {
+        RwShape::Lines => format!(
+            "each operation a read (read %) or a write of {} cache line{} under one reader-writer lock",
+            grid.base.cs_lines,
+            if grid.base.cs_lines == 1 { "" } else { "s" }
+        ),
+        RwShape::Map => format!(
+            "a HashMap of {MAP_KEYS} keys under one reader-writer lock: each operation a get (read %) or an insert of a present key"
+        ),
+    };
+    let header = format!(
+        "ron bench --workload {}: {work}\n{} point{} x {} run{} x ({} + {} warm-up); threads {}; route from {}\n{}, {} CPU{}; TSC {:.3} ticks/ns, busy loop {:.3} iterations/ns\n",
+        shape.name(),
+        grid.points(),
+        if grid.points() == 1 { "" } else { "s" },
+        grid.repeat,
+        if grid.repeat == 1 { "" } else { "s" },
+        args::show_duration(duration),
+        args::show_duration(warmup),
+        if grid.base.pinning == Pinning::Route {
+            "pinned along the route"
+        } else {
+            "unpinned"
+        },
+        meta.route_source,
+        meta.cpu_model,
+        meta.cpus,
+        if meta.cpus == 1 { "" } else { "s" },
+        clock::ticks_per_ns(),
+        clock::iters_per_ns(),
+    );
+    let pb = progress::bar(
+        grid.runs() as u64,
+        (duration + warmup) * grid.runs() as u32,
+        shape.name(),
+    );
+    let outcome = grid
+        .run(|done, _, label| {
+            pb.set_position(done as u64);
+            pb.set_message(label.to_string());
+        })
+        .map_err(bench_err)?;
+    pb.finish_and_clear();
+    let (meta, header) = mark_interrupted(meta, header, outcome.interrupted);
+    let rows = outcome.rows;
+    let summary = summary(&rows);
+    print_rows(args, &meta, &rows, &header, &format!("\n{summary}"))?;
+    if args.format != Format::Table {
+        eprint!("{summary}");
+    }
+    save_out(args, &meta, &rows, &header)?;
+    if let Some(bad) = rows.iter().find(|r| !r.exclusion_ok) {
+        return Err(CliError::failed(format!(
+            "reader-writer exclusion violated: lock {} at {} threads, {} % reads",
+            bad.lock, bad.threads, bad.read_pct
+        )));
+    }
+    if outcome.interrupted {
+        return Err(interrupted(
+            args,
+            rows.len(),
+            grid.points(),
+            "the last one cut short",
+        ));
+    }
+    Ok(())
+}
+
+/// The closing lines: ron-rw against parking_lot at each point, mean +-
+/// standard deviation of the ratio.
+fn summary(rows: &[RwRow]) -> String {
+    let mut out = String::new();
+    for r in rows.iter().filter(|r| r.lock == "ron-rw") {
+        let Some(x) = r.vs_parking_lot else { continue };
+        let sd = r
+            .vs_parking_lot_sd
+            .map_or_else(String::new, |s| format!(" +- {s:.2}"));
+        out.push_str(&format!(
+            "  {} thread{}, {} % reads, nCS {:.0} ns: ron-rw ran {x:.2}{sd} times as fast as parking_lot\n",
+            r.threads,
+            if r.threads == 1 { "" } else { "s" },
+            r.read_pct,
+            r.ncs_ns,
+        ));
+    }
+    if out.is_empty() {
+        out
+    } else {
+        format!(
+            "Summary: ron-rw against parking_lot's RwLock at each point, mean +- standard deviation over the runs:\n{out}"
+        )
+    }
+}
