@@ -40,6 +40,8 @@ pub fn run(args: Args) -> CliResult {
     match args.workload {
         Workload::Corunner => corunner::run(&args, duration),
         Workload::ManyLocks => many_locks::run(&args, duration, warmup),
-        Workload::Micro | Workload::Kv => loops::run(&args, duration, warmup, baseline),
+        Workload::Micro | Workload::Kv | Workload::KvUpdate | Workload::RonMicro => {
+            loops::run(&args, duration, warmup, baseline)
+        }
     }
 }
