@@ -48,6 +48,13 @@ pub(super) fn run(
         Workload::RonMicro => LoopWorkload::RonMicro,
         _ => LoopWorkload::Micro,
     };
+    // Default of --cs-lines: only micro reads it.
+    if workload.cs_lines(args.cs_lines) == 0 && args.cs_lines != 2 {
+        output::warning(&format!(
+            "--cs-lines does not apply to --workload {}: its critical section is fixed",
+            workload.name()
+        ));
+    }
     let mut grid = Grid {
         locks,
         threads,
