@@ -46,7 +46,7 @@ fn run_mix<F: MutexFamily>(cfg: &LoopConfig, lookups: usize) -> RunStats {
         let op = rng.below(10);
         if op < lookups {
             black_box(kv.map.get(&k));
-        } else if (op - lookups) % 2 == 0 {
+        } else if (op - lookups).is_multiple_of(2) {
             kv.map.insert(k, k);
         } else {
             kv.map.remove(&k);
