@@ -3,8 +3,9 @@
 //!
 //! * [`registry`](mod@registry): lock names -> lock types (RON locks, baselines, peers).
 //! * [`workload`]: the seeds' microbenchmark loop ([`workload::micro`]), a
-//!   key-value map ([`workload::kv`]) and the co-runner cost
-//!   ([`workload::corunner`]).
+//!   key-value map in the CNA paper's two mixes ([`workload::kv`]), the RON
+//!   paper's microbenchmark ([`workload::ron_micro`]) and the co-runner
+//!   cost ([`workload::corunner`]).
 //! * [`metrics`], [`report`]: latency percentiles (fairness factor and CV
 //!   come from ron-stats); rows and their table / CSV / JSON forms.
 //! * [`grid`]: runs every (lock, threads, nCS) point of a benchmark.

@@ -1,4 +1,5 @@
-//! `ron bench`: the lock microbenchmark grid, the key-value workload and
+//! `ron bench`: the lock microbenchmark grids (micro, ron-micro), the
+//! key-value workload (kv, kv-update) and
 //! the co-runner cost (see `ron_bench` for what each measures).
 //!
 //! Every point runs `--repeat` times (the whole grid once per repeat, so
