@@ -1,6 +1,6 @@
 //! `ron bench`: the lock microbenchmark grids (micro, ron-micro), the
-//! key-value workload (kv, kv-update) and
-//! the co-runner cost (see `ron_bench` for what each measures).
+//! key-value workload (kv, kv-update) and the co-runner cost (see
+//! `ron_bench` for what each measures).
 //!
 //! Every point runs `--repeat` times (the whole grid once per repeat, so
 //! slow drift spreads over all locks); rows report the mean and spread.
