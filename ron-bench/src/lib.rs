@@ -3,7 +3,8 @@
 //!
 //! * [`registry`](mod@registry): lock names -> lock types (RON locks, baselines, peers).
 //! * [`workload`]: the seeds' microbenchmark loop ([`workload::micro`]), a
-//!   key-value map ([`workload::kv`]), the co-runner cost
+//!   key-value map in the CNA paper's two mixes ([`workload::kv`]), the RON
+//!   paper's microbenchmark ([`workload::ron_micro`]), the co-runner cost
 //!   ([`workload::corunner`]) and reader-writer locks under a read ratio
 //!   ([`workload::rw`]).
 //! * [`metrics`], [`report`]: latency percentiles (fairness factor and CV

@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 
 use crate::error::BenchError;
 use crate::mutex::{MutexFamily, Raw, SpinMutex, SpinTicketMutex, StdMutex};
-use crate::workload::{LoopConfig, RunStats, kv, many_locks, micro};
+use crate::workload::{LoopConfig, RunStats, kv, many_locks, micro, ron_micro};
 
 /// Where a lock comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -99,7 +99,8 @@ pub const DEFAULT_LOCKS: &[&str] = &[
 
 /// Runs one microbenchmark (see [`micro::run`]).
 pub type MicroFn = fn(&micro::MicroConfig) -> RunStats;
-/// Runs one key-value workload (see [`kv::run`]).
+/// Runs one key-value workload (see [`kv::run`]) or another loop that
+/// takes only the shared parameters ([`ron_micro::run`]).
 pub type KvFn = fn(&LoopConfig) -> RunStats;
 /// Runs one many-locks workload, or skips it (see [`many_locks::run`]).
 pub type ManyLocksFn =
@@ -114,6 +115,10 @@ pub struct LockEntry {
     pub micro: MicroFn,
     /// The key-value workload for this lock.
     pub kv: KvFn,
+    /// The key-value workload's update-only mix for this lock.
+    pub kv_update: KvFn,
+    /// The RON paper's microbenchmark for this lock.
+    pub ron_micro: KvFn,
     /// The many-locks workload for this lock.
     pub many_locks: ManyLocksFn,
 }
@@ -138,6 +143,8 @@ impl LockVisitor for Collect {
             info,
             micro: micro::run::<F>,
             kv: kv::run::<F>,
+            kv_update: kv::run_update::<F>,
+            ron_micro: ron_micro::run::<F>,
             many_locks: many_locks::run::<F>,
         });
     }

@@ -71,7 +71,7 @@ pub fn read_bench_rows(text: &str) -> Result<(Option<RunMeta>, Vec<BenchRow>), s
 /// aggregated over its repeats.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct BenchRow {
-    /// `micro` or `kv`.
+    /// `micro`, `kv`, `kv-update` or `ron-micro`.
     pub workload: String,
     /// Lock name (the command-line name).
     pub lock: String,
@@ -151,6 +151,14 @@ pub struct BenchRow {
     /// Whether the final shared data matched the acquisition count, in
     /// every run.
     pub exclusion_ok: bool,
+    /// `ron-micro`: mean time of the critical section's data accesses (ns;
+    /// mean over the runs); `None` for the other workloads.
+    #[serde(default)]
+    pub cs_data_ns: Option<f64>,
+    /// `ron-micro`: mean number of threads waiting when the lock was
+    /// acquired (mean over the runs); `None` for the other workloads.
+    #[serde(default)]
+    pub waiters: Option<f64>,
     /// Acquisitions per thread, all runs.
     pub per_thread: Vec<u64>,
 }
@@ -228,9 +236,17 @@ impl BenchRow {
             vs_parking_lot: None,
             vs_parking_lot_sd: None,
             exclusion_ok: runs.iter().all(|r| r.exclusion_ok),
+            cs_data_ns: mean_of(runs, |r| r.cs_data_ns),
+            waiters: mean_of(runs, |r| r.waiters),
             per_thread,
         }
     }
+}
+
+/// The mean of `f` over the runs that have it (`None` when none has).
+fn mean_of(runs: &[RunStats], f: fn(&RunStats) -> Option<f64>) -> Option<f64> {
+    let v: Vec<f64> = runs.iter().filter_map(f).collect();
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
 }
 
 /// Fills the `vs_*` fields and `best_peer` of every row from the peers

@@ -760,3 +760,108 @@ fn bench_many_locks_resident_memory_grows_with_a_million_locks() {
     assert!(delta >= 8 << 20, "RSS grew by {delta} bytes only: {r}");
     assert!(r["rss_bytes"].as_u64().unwrap() >= delta);
 }
+
+#[test]
+fn bench_paper_workloads_in_every_format() {
+    let run = |workload: &str, format: &str| {
+        let o = ron(&[
+            "bench",
+            "--workload",
+            workload,
+            "--locks",
+            "ron-raw,mcs",
+            "--threads",
+            "2",
+            "--ncs",
+            "0",
+            "--duration",
+            "0.05",
+            "--warmup",
+            "0",
+            "--repeat",
+            "1",
+            "--format",
+            format,
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    for workload in ["kv-update", "ron-micro"] {
+        let probed = workload == "ron-micro";
+        let v: serde_json::Value = serde_json::from_str(&run(workload, "json")).unwrap();
+        let rows = v["rows"].as_array().unwrap();
+        assert_eq!(rows.len(), 2);
+        for r in rows {
+            assert_eq!(r["workload"], workload);
+            assert_eq!(r["exclusion_ok"], true, "{r}");
+            // Present in every row: a number where measured, else null.
+            let has = probed && r["total"].as_u64().unwrap() > 0;
+            assert_eq!(r["cs_data_ns"].is_number(), has, "{r}");
+            assert_eq!(r["waiters"].is_number(), has, "{r}");
+            assert!(r["cs_data_ns"].is_number() || r["cs_data_ns"].is_null());
+            if has {
+                let w = r["waiters"].as_f64().unwrap();
+                assert!((0.0..=1.0).contains(&w), "{r}");
+            }
+        }
+
+        let csv = run(workload, "csv");
+        let mut lines = csv.lines();
+        let header = lines.next().unwrap();
+        assert!(
+            header.ends_with(",exclusion_ok,cs_data_ns,waiters"),
+            "{header}"
+        );
+        for line in lines {
+            assert!(line.starts_with(&format!("{workload},")), "{line}");
+            let f: Vec<&str> = line.split(',').collect();
+            let (data, waiters) = (f[f.len() - 2], f[f.len() - 1]);
+            if probed {
+                assert!(
+                    waiters.is_empty() || waiters.parse::<f64>().is_ok(),
+                    "{line}"
+                );
+                assert_eq!(data.is_empty(), waiters.is_empty(), "{line}");
+            } else {
+                assert!(data.is_empty() && waiters.is_empty(), "{line}");
+            }
+        }
+
+        let table = run(workload, "table");
+        assert!(
+            table.contains(&format!("ron bench: {workload} workload")),
+            "{table}"
+        );
+        assert_eq!(table.contains("CS data ns"), probed, "{table}");
+        assert_eq!(table.contains("| waiters |"), probed, "{table}");
+    }
+}
+
+#[test]
+fn bench_cs_lines_is_micro_only() {
+    let o = ron(&[
+        "bench",
+        "--workload",
+        "ron-micro",
+        "--cs-lines",
+        "4",
+        "--locks",
+        "mcs",
+        "--threads",
+        "1",
+        "--ncs",
+        "0",
+        "--duration",
+        "10ms",
+        "--warmup",
+        "0",
+        "--repeat",
+        "1",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("warning: --cs-lines does not apply to --workload ron-micro"),
+        "{err}"
+    );
+}

@@ -120,3 +120,23 @@ fn the_readme_default_grid_is_the_tools() {
     want.sort_unstable();
     assert_eq!(named_sorted, want, "README's default grid: {para}");
 }
+
+#[test]
+fn the_readme_lists_the_papers_workloads() {
+    let help = ron(&["bench", "--help"]);
+    let readme = file("README.md");
+    let bench = readme
+        .split("### `ron bench`")
+        .nth(1)
+        .expect("README: `ron bench` section");
+    for w in ["kv", "kv-update", "ron-micro"] {
+        assert!(help.contains(w), "`ron bench --help` lacks {w}");
+        assert!(
+            bench.contains(&format!("`{w}`")),
+            "README's `ron bench` section lacks `{w}`"
+        );
+    }
+    let repro = file("docs/reproduction.md");
+    let repro = repro.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(repro.contains("`ron bench --workload kv|kv-update|ron-micro`"));
+}

@@ -62,6 +62,9 @@ fn bench_numeric_options_fail_in_one_line() {
         (&["--max-lock-memory", "-1"], "--max-lock-memory"),
         (&["--locks", ""], "--locks"),
         (&["--format", "yaml"], "--format"),
+        (&["--workload", "ron-mikro"], "--workload"),
+        (&["--workload", "kv-update", "--ncs", "-5"], "--ncs"),
+        (&["--workload", "ron-micro", "--threads", "0"], "--threads"),
         (
             &["--workload", "many-locks", "--n-locks", "-1"],
             "--n-locks",

@@ -29,6 +29,11 @@ pub enum LoopWorkload {
     Micro,
     /// The key-value map.
     Kv,
+    /// The key-value map, updates only.
+    KvUpdate,
+    /// The RON paper's microbenchmark (100 shared integers, data time and
+    /// waiters recorded).
+    RonMicro,
 }
 
 /// Everything that differs between the lock-loop workloads is in this
@@ -39,6 +44,8 @@ impl LoopWorkload {
         match self {
             LoopWorkload::Micro => "micro",
             LoopWorkload::Kv => "kv",
+            LoopWorkload::KvUpdate => "kv-update",
+            LoopWorkload::RonMicro => "ron-micro",
         }
     }
 
@@ -50,6 +57,14 @@ impl LoopWorkload {
                 if cs_lines == 1 { "" } else { "s" }
             ),
             LoopWorkload::Kv => "kv workload (BTreeMap of 1024 keys, 80% lookups)".into(),
+            LoopWorkload::KvUpdate => {
+                "kv-update workload (BTreeMap of 1024 keys, updates only: 50% inserts, 50% removes)"
+                    .into()
+            }
+            LoopWorkload::RonMicro => format!(
+                "ron-micro workload (the RON paper's Algorithm 4: {} shared 4-byte integers read and written per critical section; data time and waiters recorded, with one shared counter update before and after each lock)",
+                crate::workload::ron_micro::INTS
+            ),
         }
     }
 
@@ -57,7 +72,7 @@ impl LoopWorkload {
     pub fn cs_lines(self, cs_lines: usize) -> usize {
         match self {
             LoopWorkload::Micro => cs_lines,
-            LoopWorkload::Kv => 0,
+            LoopWorkload::Kv | LoopWorkload::KvUpdate | LoopWorkload::RonMicro => 0,
         }
     }
 
@@ -66,6 +81,8 @@ impl LoopWorkload {
         match self {
             LoopWorkload::Micro => (lock.micro)(&MicroConfig { base, cs_lines }),
             LoopWorkload::Kv => (lock.kv)(&base),
+            LoopWorkload::KvUpdate => (lock.kv_update)(&base),
+            LoopWorkload::RonMicro => (lock.ron_micro)(&base),
         }
     }
 }

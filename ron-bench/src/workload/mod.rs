@@ -1,6 +1,6 @@
 //! The workloads and the loop that drives them.
 //!
-//! Every lock-loop workload ([`micro`], [`kv`]) is the same loop around a
+//! Every lock-loop workload ([`micro`], [`kv`], [`ron_micro`]) is the same loop around a
 //! different critical section: `N` threads each repeat
 //! `{ lock; critical section; unlock; busy-wait nCS ns +-15% }` for a
 //! warm-up and then a measured duration. [`corunner`] measures something
@@ -20,10 +20,11 @@ pub mod corunner;
 pub mod kv;
 pub mod many_locks;
 pub mod micro;
+pub mod ron_micro;
 pub mod rw;
 
 use std::sync::Barrier;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::clock;
@@ -97,6 +98,12 @@ pub struct RunStats {
     /// CPU seconds the whole process used during the measured window
     /// (`getrusage`; `None` where unavailable): the cost of waiting.
     pub cpu_s: Option<f64>,
+    /// Mean time of the critical section's data accesses (ns), for the
+    /// workloads that time them ([`ron_micro`]); `None` elsewhere.
+    pub cs_data_ns: Option<f64>,
+    /// Mean number of threads waiting for the lock when it was acquired,
+    /// for the workloads that count them ([`ron_micro`]); `None` elsewhere.
+    pub waiters: Option<f64>,
 }
 
 impl RunStats {
@@ -146,12 +153,47 @@ struct ThreadOut {
     ho_hist: hdrhistogram::Histogram<u64>,
     handover_ticks: u64,
     handovers: u64,
+    /// Probed runs: clock ticks of the data accesses, measured window.
+    data_ticks: u64,
+    /// Probed runs: sum of the waiting counts at acquisition.
+    waiters_sum: u64,
 }
 
 /// Runs the lock loop over `data` with critical section `op` and returns
 /// the measurements and the final data together with the number of
 /// acquisitions made in all (warm-up and wind-down included).
 pub(crate) fn drive<F, T, Op>(cfg: &LoopConfig, data: T, op: Op) -> (RunStats, T, u64)
+where
+    F: MutexFamily,
+    T: Send,
+    Op: Fn(&mut T, &mut SplitMix64) + Sync,
+{
+    drive_loop::<F, T, Op>(cfg, data, op, false)
+}
+
+/// [`drive`], probed as the RON paper's Algorithm 4 measures: the clock is
+/// read right before and after `op` (the critical section's data accesses)
+/// and, per acquisition, the number of threads waiting at that moment is
+/// taken from a shared counter that every thread increments before
+/// `lock()` and decrements once it holds the lock. The counter costs one
+/// read-modify-write of a shared cache line on each side of every
+/// acquisition (as the paper's own measurement does); [`drive`] has
+/// neither. Fills [`RunStats::cs_data_ns`] and [`RunStats::waiters`].
+pub(crate) fn drive_probed<F, T, Op>(cfg: &LoopConfig, data: T, op: Op) -> (RunStats, T, u64)
+where
+    F: MutexFamily,
+    T: Send,
+    Op: Fn(&mut T, &mut SplitMix64) + Sync,
+{
+    drive_loop::<F, T, Op>(cfg, data, op, true)
+}
+
+/// Pads the waiting counter to its own cache line, so that it shares no
+/// line with the lock or the data.
+#[repr(align(128))]
+struct Waiting(AtomicUsize);
+
+fn drive_loop<F, T, Op>(cfg: &LoopConfig, data: T, op: Op, probe: bool) -> (RunStats, T, u64)
 where
     F: MutexFamily,
     T: Send,
@@ -164,6 +206,7 @@ where
         last_owner: usize::MAX,
     });
     let phase = AtomicU8::new(WARMUP);
+    let waiting = Waiting(AtomicUsize::new(0));
     let barrier = Barrier::new(cfg.threads + 1);
     let order = pin::cpu_order();
     let ncs = cfg.ncs_ns;
@@ -171,7 +214,8 @@ where
     let (outs, elapsed, cpu_s) = std::thread::scope(|s| {
         let handles: Vec<_> = (0..cfg.threads)
             .map(|idx| {
-                let (mutex, phase, barrier, op, order) = (&mutex, &phase, &barrier, &op, &order);
+                let (mutex, phase, barrier, op, order, waiting) =
+                    (&mutex, &phase, &barrier, &op, &order, &waiting);
                 let cpu = pin::cpu_for(cfg.pinning, order, idx);
                 let seed = cfg.seed;
                 s.spawn(move || {
@@ -186,6 +230,8 @@ where
                         ho_hist: metrics::tick_histogram(),
                         handover_ticks: 0,
                         handovers: 0,
+                        data_ticks: 0,
+                        waiters_sum: 0,
                     };
                     barrier.wait();
                     loop {
@@ -195,9 +241,21 @@ where
                         if ph == STOP {
                             break;
                         }
+                        if probe {
+                            // Relaxed: a statistic; the read-modify-write
+                            // alone makes the count exact.
+                            waiting.0.fetch_add(1, Ordering::Relaxed);
+                        }
                         let t0 = clock::now();
                         let mut g = mutex.lock();
                         let t1 = clock::now();
+                        // The others still waiting (this thread's own
+                        // increment taken off). Relaxed: as above.
+                        let others = if probe {
+                            waiting.0.fetch_sub(1, Ordering::Relaxed) - 1
+                        } else {
+                            0
+                        };
                         out.all += 1;
                         if ph == MEASURE {
                             out.measured += 1;
@@ -212,7 +270,17 @@ where
                                 out.handovers += 1;
                             }
                         }
-                        op(&mut g.data, &mut rng);
+                        if probe {
+                            let d0 = clock::now();
+                            op(&mut g.data, &mut rng);
+                            let d1 = clock::now();
+                            if ph == MEASURE {
+                                out.data_ticks += d1.saturating_sub(d0);
+                                out.waiters_sum += others as u64;
+                            }
+                        } else {
+                            op(&mut g.data, &mut rng);
+                        }
                         g.last_owner = idx;
                         g.last_exit = clock::now();
                         drop(g);
@@ -257,7 +325,11 @@ where
     let mut ho_ticks = 0u64;
     let mut handovers = 0u64;
     let mut all = 0u64;
+    let mut data_ticks = 0u64;
+    let mut waiters_sum = 0u64;
     for o in &outs {
+        data_ticks += o.data_ticks;
+        waiters_sum += o.waiters_sum;
         // Same bounds on both sides: adding cannot fail.
         let _ = hist.add(&o.hist);
         let _ = ho_hist.add(&o.ho_hist);
@@ -278,6 +350,18 @@ where
         handovers,
         exclusion_ok: true,
         cpu_s,
+        cs_data_ns: None,
+        waiters: None,
+    };
+    let measured = stats.total();
+    let stats = if probe && measured > 0 {
+        RunStats {
+            cs_data_ns: Some(data_ticks as f64 / measured as f64 / tpn),
+            waiters: Some(waiters_sum as f64 / measured as f64),
+            ..stats
+        }
+    } else {
+        stats
     };
     let shared = mutex.into_inner();
     (stats, shared.data, all)

@@ -85,6 +85,8 @@ pub fn read_rows(path: &Path) -> Result<Vec<BenchRow>, CliError> {
                 .get("exclusion_ok")
                 .and_then(serde_json::Value::as_bool)
                 .unwrap_or(true),
+            cs_data_ns: get("cs_data_ns"),
+            waiters: get("waiters"),
             per_thread: Vec::new(),
         });
     }

@@ -31,7 +31,7 @@ fn o1(x: Option<f64>) -> String {
 }
 
 /// The CSV columns of lock-loop rows (JSON has these and `per_thread`).
-pub const BENCH_COLUMNS: [&str; 30] = [
+pub const BENCH_COLUMNS: [&str; 32] = [
     "workload",
     "lock",
     "threads",
@@ -62,6 +62,8 @@ pub const BENCH_COLUMNS: [&str; 30] = [
     "vs_parking_lot",
     "vs_parking_lot_sd",
     "exclusion_ok",
+    "cs_data_ns",
+    "waiters",
 ];
 
 /// Lock-loop rows as CSV.
@@ -100,6 +102,8 @@ pub fn bench(rows: &[BenchRow]) -> String {
                 o(r.vs_parking_lot),
                 o(r.vs_parking_lot_sd),
                 r.exclusion_ok.to_string(),
+                o1(r.cs_data_ns),
+                o(r.waiters),
             ]
         }),
     )

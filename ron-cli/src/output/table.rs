@@ -68,8 +68,13 @@ pub fn opt(x: Option<f64>, prec: usize) -> String {
 }
 
 /// The table of lock-loop rows (the columns are explained in the README).
+/// The `CS data ns` and `waiters` columns appear when some row has them
+/// (`ron-micro`); other rows show `-` there.
 pub fn bench(rows: &[BenchRow]) -> String {
-    let header = [
+    let probed = rows
+        .iter()
+        .any(|r| r.cs_data_ns.is_some() || r.waiters.is_some());
+    let mut header = vec![
         "lock",
         "threads",
         "ncs ns",
@@ -86,10 +91,13 @@ pub fn bench(rows: &[BenchRow]) -> String {
         "CPUs busy",
         "CPU ns/lock",
     ];
+    if probed {
+        header.extend(["CS data ns", "waiters"]);
+    }
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
-            vec![
+            let mut cells = vec![
                 if r.exclusion_ok {
                     r.lock.clone()
                 } else {
@@ -113,7 +121,11 @@ pub fn bench(rows: &[BenchRow]) -> String {
                 opt(r.handover_p50_ns, 0),
                 opt(r.cpu_per_wall, 2),
                 opt(r.cpu_ns_per_lock, 0),
-            ]
+            ];
+            if probed {
+                cells.extend([opt(r.cs_data_ns, 0), opt(r.waiters, 2)]);
+            }
+            cells
         })
         .collect();
     table(&header, &cells)

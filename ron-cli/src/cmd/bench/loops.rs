@@ -1,4 +1,4 @@
-//! The lock-loop workloads (`micro`, `kv`): a grid of locks x threads x
+//! The lock-loop workloads (`micro`, `kv`, `kv-update`, `ron-micro`): a grid of locks x threads x
 //! nCS, each point run `--repeat` times, closed by a summary per point and
 //! an optional comparison with `--baseline`.
 
@@ -44,8 +44,17 @@ pub(super) fn run(
     let pinning = args.pin.pinning();
     let workload = match args.workload {
         Workload::Kv => LoopWorkload::Kv,
+        Workload::KvUpdate => LoopWorkload::KvUpdate,
+        Workload::RonMicro => LoopWorkload::RonMicro,
         _ => LoopWorkload::Micro,
     };
+    // Default of --cs-lines: only micro reads it.
+    if workload.cs_lines(args.cs_lines) == 0 && args.cs_lines != 2 {
+        output::warning(&format!(
+            "--cs-lines does not apply to --workload {}: its critical section is fixed",
+            workload.name()
+        ));
+    }
     let mut grid = Grid {
         locks,
         threads,

@@ -1,5 +1,6 @@
-//! `ron bench`: the lock microbenchmark grid, the key-value workload, the
-//! co-runner cost, many locks and the reader-writer workloads (see
+//! `ron bench`: the lock microbenchmark grids (micro, ron-micro), the
+//! key-value workload (kv, kv-update), the co-runner cost, many locks and
+//! the reader-writer workloads (see
 //! `ron_bench` for what each measures).
 //!
 //! Every point runs `--repeat` times (the whole grid once per repeat, so
@@ -48,6 +49,8 @@ pub fn run(args: Args) -> CliResult {
         Workload::Corunner => corunner::run(&args, duration),
         Workload::ManyLocks => many_locks::run(&args, duration, warmup),
         Workload::Rw | Workload::RwMap => rw::run(&args, duration, warmup),
-        Workload::Micro | Workload::Kv => loops::run(&args, duration, warmup, baseline),
+        Workload::Micro | Workload::Kv | Workload::KvUpdate | Workload::RonMicro => {
+            loops::run(&args, duration, warmup, baseline)
+        }
     }
 }

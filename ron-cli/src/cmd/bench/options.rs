@@ -13,6 +13,11 @@ pub enum Workload {
     Micro,
     /// A BTreeMap of 1024 keys under one lock: 80% lookups, 20% updates.
     Kv,
+    /// The kv map, updates only: 50% inserts, 50% removes.
+    KvUpdate,
+    /// The RON paper's Algorithm 4: read+write 100 shared 4-byte integers;
+    /// records the data time in the critical section and the waiters.
+    RonMicro,
     /// A compute thread sharing its CPU with W waiters: its slowdown per
     /// waiting policy.
     Corunner,
