@@ -26,7 +26,8 @@ pub fn has_slots(name: &str) -> bool {
 /// `ron-inline` and `ron-park`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum RelaxKind {
-    /// The lock's default (`SpinThenYield`: backoff up to 64 pauses, then yields).
+    /// The lock's default (`DefaultRelax`: `SpinWhileAlone`, a pause per look
+    /// while a timed yield says the CPU is the waiter's own).
     Default,
     /// One pause per look (what the policy simulator assumes: waiters react at once).
     Spin,
