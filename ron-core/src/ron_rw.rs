@@ -550,8 +550,13 @@ impl RonRw {
     /// `expired()` says so while table readers drain.
     #[inline]
     fn write_fast_until(&self, expired: impl Fn() -> bool) -> bool {
-        // Relaxed: steers; the CAS decides and `drain` synchronizes.
-        let s = self.state.load(Ordering::Relaxed);
+        // Acquire: if this load sees an upgradable reader's count in `rin`,
+        // it also sees that reader's hold on the writers' queue (the
+        // Release fence in `read_upgradable`), so `is_held` below cannot
+        // read a stale "free" and this writer cannot set `PRES` under an
+        // upgradable holder. If it does not see that count, the CAS below
+        // fails.
+        let s = self.state.load(Ordering::Acquire);
         // Readers may be in: like a queued writer, this one then sets `PRES`
         // and drains them (the queue only orders writers).
         if s & PRES != 0 || self.writers.is_held() {
@@ -650,6 +655,8 @@ impl RonRw {
         deadline: crate::timed::Deadline,
     ) -> Option<PlaceToken> {
         let t = self.writers.try_acquire_until(deadline)?;
+        // Release: as in `read_upgradable`.
+        fence(Ordering::Release);
         match self.read_central(false, || deadline.expired()) {
             Some(_) => Some(t),
             None => {
@@ -734,6 +741,10 @@ impl RonRw {
     /// Acquires upgradable access: the writers' queue and a central read.
     pub fn read_upgradable(&self) -> PlaceToken {
         let t = self.writers.acquire();
+        // Release: a fast-path writer whose (Acquire) load of the word sees
+        // the central count below also sees that we hold the queue, and
+        // backs off to it (see `write_fast_until`).
+        fence(Ordering::Release);
         // Holding the queue, a central read (no heat: one reader).
         let _ = self.read_central(false, never);
         t
@@ -750,11 +761,13 @@ impl RonRw {
                 unsafe { self.writers.release(t) };
                 return None;
             }
-            // Acquire: pairs with the last writer's Release unlock.
+            // AcqRel: Acquire pairs with the last writer's Release unlock;
+            // Release publishes our hold on the queue to a fast-path writer
+            // that sees this count (as in `read_upgradable`).
             match self.state.compare_exchange_weak(
                 s,
                 s.wrapping_add(RIN),
-                Ordering::Acquire,
+                Ordering::AcqRel,
                 Ordering::Relaxed,
             ) {
                 Ok(_) => return Some(t),
