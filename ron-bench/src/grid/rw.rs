@@ -66,12 +66,13 @@ impl RwGrid {
         for &threads in &self.threads {
             for &read_pct in &self.read_pct {
                 for &ncs_ns in &self.ncs_ns {
-                    out.push(RwConfig {
-                        threads,
+                    let mut cfg = RwConfig {
                         read_pct,
-                        ncs_ns,
                         ..self.base.clone()
-                    });
+                    };
+                    cfg.base.threads = threads;
+                    cfg.base.ncs_ns = ncs_ns;
+                    out.push(cfg);
                 }
             }
         }
@@ -102,9 +103,9 @@ impl RwGrid {
                     &format!(
                         "{} t={} read={}% ncs={} run {}/{}",
                         lock.name,
-                        cfg.threads,
+                        cfg.base.threads,
                         cfg.read_pct,
-                        cfg.ncs_ns,
+                        cfg.base.ncs_ns,
                         rep + 1,
                         self.repeat
                     ),

@@ -36,6 +36,7 @@ use crate::limits;
 use crate::names::name_key;
 use crate::pin::{self, Pinning};
 use crate::stop;
+use crate::workload::LoopConfig;
 
 /// Keys of the `rw-map` workload's map.
 pub const MAP_KEYS: u64 = 4096;
@@ -133,38 +134,28 @@ impl RwShape {
 /// Parameters of one run.
 #[derive(Debug, Clone)]
 pub struct RwConfig {
+    /// Threads, nCS, duration, warm-up, pinning, seed (as the mutex
+    /// workloads).
+    pub base: LoopConfig,
     /// Critical section.
     pub shape: RwShape,
-    /// Number of threads (1..=[`MAX_THREADS`](limits::MAX_THREADS)).
-    pub threads: usize,
     /// Percent of operations that are reads (0..=100).
     pub read_pct: u32,
     /// Cache lines of the critical section ([`RwShape::Lines`]).
     pub cs_lines: usize,
-    /// Mean non-critical section in ns (jittered +-15%).
-    pub ncs_ns: f64,
-    /// Measured duration.
-    pub duration: Duration,
-    /// Warm-up before the measurement (not counted).
-    pub warmup: Duration,
-    /// Thread placement.
-    pub pinning: Pinning,
-    /// Seed of the per-thread generators.
-    pub seed: u64,
 }
 
 impl Default for RwConfig {
     fn default() -> Self {
         RwConfig {
+            base: LoopConfig {
+                duration: Duration::from_millis(100),
+                warmup: Duration::from_millis(20),
+                ..LoopConfig::default()
+            },
             shape: RwShape::Lines,
-            threads: 2,
             read_pct: 99,
             cs_lines: 2,
-            ncs_ns: 0.0,
-            duration: Duration::from_millis(100),
-            warmup: Duration::from_millis(20),
-            pinning: Pinning::Route,
-            seed: 1,
         }
     }
 }
@@ -172,12 +163,9 @@ impl Default for RwConfig {
 impl RwConfig {
     /// Checks the ranges (see [`limits`]).
     pub fn validate(&self) -> Result<(), BenchError> {
-        limits::threads(self.threads)?;
+        self.base.validate()?;
         limits::read_pct(self.read_pct)?;
-        limits::cs_lines(self.cs_lines)?;
-        limits::ncs_ns(self.ncs_ns)?;
-        limits::duration(self.duration)?;
-        limits::warmup(self.warmup)
+        limits::cs_lines(self.cs_lines)
     }
 }
 
@@ -305,16 +293,16 @@ fn drive<F: RwFamily, D: Section>(cfg: &RwConfig, data: D) -> RwStats {
     clock::calibrate();
     let lock = <F::Lock<D> as BenchRw<D>>::new(data);
     let phase = AtomicU8::new(WARMUP);
-    let barrier = Barrier::new(cfg.threads + 1);
+    let barrier = Barrier::new(cfg.base.threads + 1);
     let order = pin::cpu_order();
-    let (ncs, read_pct) = (cfg.ncs_ns, cfg.read_pct as usize);
+    let (ncs, read_pct) = (cfg.base.ncs_ns, cfg.read_pct as usize);
 
     let (outs, elapsed, cpu_s) = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..cfg.threads)
+        let handles: Vec<_> = (0..cfg.base.threads)
             .map(|idx| {
                 let (lock, phase, barrier) = (&lock, &phase, &barrier);
-                let cpu = pin::cpu_for(cfg.pinning, &order, idx);
-                let seed = cfg.seed;
+                let cpu = pin::cpu_for(cfg.base.pinning, &order, idx);
+                let seed = cfg.base.seed;
                 s.spawn(move || {
                     if let Some(c) = cpu {
                         pin::pin_current(c);
@@ -354,12 +342,12 @@ fn drive<F: RwFamily, D: Section>(cfg: &RwConfig, data: D) -> RwStats {
         barrier.wait();
         // A stop request (Ctrl-C) ends the warm-up or the measured window
         // at once; one during the warm-up measures nothing.
-        let (elapsed, cpu_s) = if stop::sleep(cfg.warmup) {
+        let (elapsed, cpu_s) = if stop::sleep(cfg.base.warmup) {
             // Relaxed: see the load above.
             phase.store(MEASURE, Ordering::Relaxed);
             let cpu0 = clock::process_cpu_time();
             let start = Instant::now();
-            stop::sleep(cfg.duration);
+            stop::sleep(cfg.base.duration);
             phase.store(STOP, Ordering::Relaxed);
             let elapsed = start.elapsed();
             let cpu_s = match (cpu0, clock::process_cpu_time()) {
@@ -555,7 +543,7 @@ impl RwRow {
         let tput: Vec<f64> = runs.iter().map(RwStats::mops_per_s).collect();
         let (mean, sd) = mean_sd(&tput);
         let sum = |f: fn(&RwStats) -> &Vec<u64>| {
-            let mut v = vec![0u64; cfg.threads];
+            let mut v = vec![0u64; cfg.base.threads];
             for r in runs {
                 for (a, b) in v.iter_mut().zip(f(r)) {
                     *a += b;
@@ -570,17 +558,17 @@ impl RwRow {
         RwRow {
             workload: cfg.shape.name().into(),
             lock: lock.to_string(),
-            threads: cfg.threads,
+            threads: cfg.base.threads,
             read_pct: cfg.read_pct,
-            ncs_ns: cfg.ncs_ns,
+            ncs_ns: cfg.base.ncs_ns,
             cs_lines: if cfg.shape == RwShape::Lines {
                 cfg.cs_lines
             } else {
                 0
             },
             duration_s: runs.iter().map(|r| r.elapsed_s).sum::<f64>() / k,
-            pinned: cfg.pinning == Pinning::Route,
-            seed: cfg.seed,
+            pinned: cfg.base.pinning == Pinning::Route,
+            seed: cfg.base.seed,
             repeats: runs.len(),
             mops_per_s: mean,
             mops_per_s_sd: sd,
@@ -633,12 +621,15 @@ mod tests {
 
     fn tiny(shape: RwShape, read_pct: u32) -> RwConfig {
         RwConfig {
+            base: LoopConfig {
+                threads: 3,
+                duration: Duration::from_millis(20),
+                warmup: Duration::ZERO,
+                pinning: Pinning::None,
+                ..LoopConfig::default()
+            },
             shape,
-            threads: 3,
             read_pct,
-            duration: Duration::from_millis(20),
-            warmup: Duration::ZERO,
-            pinning: Pinning::None,
             ..RwConfig::default()
         }
     }

@@ -71,12 +71,15 @@ pub(super) fn run(args: &Args, duration: Duration, warmup: Duration) -> CliResul
         read_pct,
         ncs_ns,
         base: RwConfig {
+            base: ron_bench::workload::LoopConfig {
+                duration,
+                warmup,
+                pinning: args.pin.pinning(),
+                seed: args.seed,
+                ..ron_bench::workload::LoopConfig::default()
+            },
             shape,
             cs_lines: args.cs_lines,
-            duration,
-            warmup,
-            pinning: args.pin.pinning(),
-            seed: args.seed,
             ..RwConfig::default()
         },
         repeat: args.repeat,
@@ -110,7 +113,7 @@ pub(super) fn run(args: &Args, duration: Duration, warmup: Duration) -> CliResul
         if grid.repeat == 1 { "" } else { "s" },
         args::show_duration(duration),
         args::show_duration(warmup),
-        if grid.base.pinning == Pinning::Route {
+        if grid.base.base.pinning == Pinning::Route {
             "pinned along the route"
         } else {
             "unpinned"
