@@ -16,11 +16,11 @@
 //! table that `Cna` and `CBoMcs` use plays no part here.
 //!
 //! ## States (per local lock `g`, plus the global ticket lock)
-//! | global | local `g` (`next - serving`) | `passed[g]` | meaning |
-//! |---|---|---|---|
-//! | free | 0 | false | nobody holds the lock through `g` |
-//! | held | `k >= 1` | false | `g`'s served ticket holds (or is taking) the global lock; `k - 1` queued |
-//! | held | `k >= 1` | true | passed: `g`'s served ticket owns the global lock without a ticket |
+//! | row | global | local `g` (`next - serving`) | `passed[g]` | meaning |
+//! |---|---|---|---|---|
+//! | free | free | 0 | false | nobody holds the lock through `g` |
+//! | held | held | `k >= 1` | false | `g`'s served ticket holds (or is taking) the global lock; `k - 1` queued |
+//! | inherited | held | `k >= 1` | true | passed: `g`'s served ticket owns the global lock without a ticket |
 //!
 //! ## Guarantees
 //! * Mutual exclusion: the global ticket lock is held by one group at a
@@ -78,17 +78,9 @@ impl Local {
 }
 
 /// Flexible affinity lock with groups of `G` route neighbours over `L`
-/// local ticket locks ([`Ticket`](crate::Ticket)'s protocol at both levels).
-///
-/// * **States:** per local lock, its ticket counters and `passed`; plus the
-///   global ticket lock. Table: [module docs](self).
-/// * **Guarantees:** mutual exclusion, progress, FIFO inside a group and
-///   between groups' global tickets; a group keeps the global lock for at
-///   most `FSL_HANDOVERS + 1` acquisitions in a row.
-/// * **Panics:** a `Relax` panic while holding a ticket aborts the process;
-///   unlock runs no user code.
-/// * **Cost:** `128 * (L + 1)` bytes; two `fetch_add`s and two stores
-///   uncontended.
+/// local ticket locks ([`Ticket`](crate::Ticket)'s protocol at both levels):
+/// FIFO with route-group affinity. States, guarantees and cost: the
+/// [module docs](self).
 ///
 /// The guard ([`PlaceToken`]) carries the index of the local lock the
 /// acquirer went through, so the unlock needs no CPU hint.
@@ -219,12 +211,11 @@ crate::raw_impl::impl_default_debug! {
 }
 
 #[cfg(not(loom))]
-// SAFETY: by the state table in the module docs, the lock is held by the
-// one thread that owns the global ticket lock, directly (its served global
-// ticket) or through `passed[g]`, and only while it holds local lock `g`'s
-// served ticket. Each level is a ticket lock (`TicketCore`: one `fetch_add`
-// per ticket, ownership from an Acquire load of `serving` that pairs with
-// the previous owner's Release store), so one thread is served per level.
+// SAFETY: state table rows "held" (its served global ticket) and
+// "inherited" (through `passed[g]`), each only while holding local lock
+// `g`'s served ticket. Each level is a ticket lock whose argument is
+// `Ticket`'s (`ticket.rs`: rows `0` and `k >= 1`), so one thread is served
+// per level.
 // `passed[g]` is set by `g`'s owner only while it keeps the global lock,
 // just before its Release unlock of `g`, and read and cleared by the next
 // owner of `g` after its Acquire; so the inherited global lock moves with

@@ -2,17 +2,9 @@
 //! shared by [`Mcs`](crate::Mcs), [`Cna`](crate::Cna) and the local locks of
 //! [`CBoMcs`](crate::CBoMcs).
 //!
-//! The lock is one word: `tail | LOCKED`, where `tail` is the address of the
-//! last queued waiter's node (0 when nobody waits) and `LOCKED` (bit 0) says
-//! the lock is held. Nodes live on their waiter's stack, 128-byte aligned.
-//!
-//! ## States
-//! | `tail` | `LOCKED` | meaning |
-//! |---|---|---|
-//! | 0 | 0 | unlocked, nobody queued: the fast path CAS `0 -> LOCKED` takes it |
-//! | 0 | 1 | held, nobody queued |
-//! | `t` | 1 | held; waiters queued, the first one (the *head*) spins on the word |
-//! | `t` | 0 | free, waiters queued: only the head may set `LOCKED` (fast paths CAS from 0 only) |
+//! The lock is one word, `tail | LOCKED`; its states are the table in
+//! [`Mcs`](crate::mcs)'s module docs. Nodes live on their waiter's stack,
+//! 128-byte aligned.
 //!
 //! * lock: fast path CAS `0 -> LOCKED`. Slow path: swap our node in as the
 //!   tail (keeping `LOCKED`; if the word is 0, CAS it to `LOCKED` instead);
@@ -37,10 +29,7 @@
 //! and a thread can hold any number of these locks at once.
 //!
 //! ## Panics
-//! The relax policy (user code) runs while our node is linked. The node can
-//! neither leave the queue without waiting for its turn nor die while
-//! linked, so a panic there aborts the process (`AbortOnUnwind` in
-//! `acquire_slow`); the policies are built before the node is published.
+//! A panicking relax policy aborts the process: see `acquire_slow`.
 //!
 //! ## CNA (enabled by the `cna` argument)
 //! The head, while it waits for `LOCKED == 0`, looks at its successors: if

@@ -149,16 +149,8 @@ impl TicketCore {
     }
 }
 
-/// FIFO ticket lock: two counters, `next` (tickets handed out) and
-/// `serving` (the ticket that holds the lock).
-///
-/// * **States:** held iff `next != serving`, with `next - serving - 1`
-///   waiters; see the [module docs](self).
-/// * **Guarantees:** mutual exclusion, progress, FIFO (a waiter with `q`
-///   tickets ahead enters after exactly `q` acquisitions).
-/// * **Panics:** a `Relax` panic while holding a ticket aborts the process;
-///   unlock runs no user code.
-/// * **Cost:** 8 bytes; one `fetch_add` and one store uncontended.
+/// FIFO ticket lock in 8 bytes, for when the order must be strict and the
+/// lock small. States, guarantees and cost: the [module docs](self).
 pub struct Ticket<R: Relax = DefaultRelax> {
     core: TicketCore,
     _relax: PhantomData<fn() -> R>,
@@ -206,8 +198,7 @@ crate::raw_impl::impl_default_debug! {
 }
 
 #[cfg(not(loom))]
-// SAFETY: by the state table in the module docs, the lock is held by the
-// owner of ticket `serving`, and only while `next != serving`. `lock` takes
+// SAFETY: state table rows `0` and `k >= 1`. `lock` takes
 // a ticket with a Relaxed `fetch_add` (no two threads get the same ticket:
 // it is one RMW) and owns the lock from the moment an Acquire load of
 // `serving` returns that ticket; `serving` is written only by the holder's
