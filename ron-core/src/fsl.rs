@@ -124,12 +124,12 @@ impl<const G: usize, const L: usize, R: Relax> Fsl<G, L, R> {
     #[inline]
     fn acquire_local(&self, g: usize) -> PlaceToken {
         let l = &self.locals[g];
-        l.tickets.lock::<R>("Fsl");
+        l.tickets.acquire::<R>("Fsl");
         // Relaxed: owner-only field, ordered by the local ticket lock.
         if l.passed.load(Ordering::Relaxed) {
             l.passed.store(false, Ordering::Relaxed); // as above
         } else {
-            self.global.lock::<R>("Fsl");
+            self.global.acquire::<R>("Fsl");
         }
         PlaceToken::at(g)
     }
@@ -139,7 +139,7 @@ impl<const G: usize, const L: usize, R: Relax> Fsl<G, L, R> {
     pub fn try_acquire(&self) -> Option<PlaceToken> {
         let g = group_index::<G, L>(crate::hint::current_cpu());
         let l = &self.locals[g];
-        if !l.tickets.try_lock() {
+        if !l.tickets.try_acquire() {
             return None;
         }
         // Relaxed: owner-only (a passed lock implies a queued ticket, so
@@ -148,11 +148,11 @@ impl<const G: usize, const L: usize, R: Relax> Fsl<G, L, R> {
             l.passed.store(false, Ordering::Relaxed);
             return Some(PlaceToken::at(g));
         }
-        if self.global.try_lock() {
+        if self.global.try_acquire() {
             return Some(PlaceToken::at(g));
         }
-        // SAFETY: we hold the local ticket lock (`try_lock` above).
-        unsafe { l.tickets.unlock() };
+        // SAFETY: we hold the local ticket lock (`try_acquire` above).
+        unsafe { l.tickets.release() };
         None
     }
 
@@ -169,7 +169,7 @@ impl<const G: usize, const L: usize, R: Relax> Fsl<G, L, R> {
             l.handovers.store(h + 1, Ordering::Relaxed); // owner-only field
             l.passed.store(true, Ordering::Relaxed); // published by the unlock below
             // SAFETY: we hold the local ticket lock (the caller's contract).
-            unsafe { l.tickets.unlock() };
+            unsafe { l.tickets.release() };
             return;
         }
         // SAFETY: same contract.
@@ -184,8 +184,8 @@ impl<const G: usize, const L: usize, R: Relax> Fsl<G, L, R> {
         l.handovers.store(0, Ordering::Relaxed); // owner-only field
         // SAFETY: we hold both ticket locks (the caller's contract).
         unsafe {
-            global.unlock();
-            l.tickets.unlock();
+            global.release();
+            l.tickets.release();
         }
     }
 
