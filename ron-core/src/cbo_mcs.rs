@@ -223,18 +223,18 @@ crate::raw_impl::impl_default_debug! {
 
 #[cfg(not(loom))]
 // SAFETY: state table rows "held" (the global `Ttas` taken by its CAS,
-// Acquire; the holder's Release store frees it), "passing" and
-// "inherited": `passed[g]` is set by `g`'s owner only while it keeps the
-// global lock, before its Release unlock of `g`, and read and cleared by
-// the next owner of `g` after its Acquire; so an inherited global lock moves with
+// Acquire; the holder's Release store frees it), "passing" and "inherited":
+// `passed[g]` is set by `g`'s owner only while it keeps the global lock,
+// before its Release unlock of `g`, and read and cleared by the next owner of
+// `g` after its Acquire; so an inherited global lock moves with
 // happens-before inside one local lock, which one thread holds at a time.
-// `try_lock` gives the local lock back if the global one is taken. A
-// `Relax` panic while queued in `g` aborts the process (an MCS node cannot
-// leave the queue); while waiting for the global lock the waiter releases
-// `g` and unwinds owning nothing (a `Ttas` waiter publishes nothing). The
-// guard carries `g`, so `unlock` uses no CPU hint and runs no user code. A
-// forgotten guard leaves the lock held; the MCS nodes live only inside
-// `lock` (`mcs_queue.rs`), so nothing dangles.
+// `try_lock` gives the local lock back if the global one is taken. A `Relax`
+// panic while queued in `g` aborts the process (an MCS node cannot leave the
+// queue); while waiting for the global lock the waiter releases `g` and
+// unwinds owning nothing (a `Ttas` waiter publishes nothing). The guard
+// carries `g`, so `unlock` uses no CPU hint and runs no user code. A
+// forgotten guard leaves the lock held; the MCS nodes live only inside `lock`
+// (`mcs_queue.rs`), so nothing dangles.
 unsafe impl<const N: usize, R: Relax> lock_api::RawMutex for CBoMcs<N, R> {
     #[allow(clippy::declare_interior_mutable_const)]
     const INIT: Self = Self::new();

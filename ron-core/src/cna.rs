@@ -148,15 +148,14 @@ crate::raw_impl::impl_default_debug! {
 // SAFETY: the lock word's rows and transitions are `Mcs`'s, and so is its
 // argument (`mcs.rs`: rows "free" -> "held" by the fast-path CAS, "handing
 // over" -> "held, queued" by the one head, Acquire against the holder's
-// Release `fetch_and`). Moving waiters to or from
-// the secondary queue is done by the head, off the lock word, and never
-// touches `LOCKED`; the head role passes by a Release store to the next
-// head's node, read with Acquire, together with the secondary queue. The
-// nodes live on the waiters' stacks only inside `lock` (`mcs_queue.rs`), so
-// the guard is `()` and a forgotten guard leaves only the lock held. A
-// `Relax` panic while queued aborts the process, so `lock` never unwinds
-// with a node linked. The CPU hint only picks the waiter's group; `unlock`
-// runs no user code and ignores it.
+// Release `fetch_and`). Moving waiters to or from the secondary queue is done
+// by the head, off the lock word, and never touches `LOCKED`; the head role
+// passes by a Release store to the next head's node, read with Acquire,
+// together with the secondary queue. The nodes live on the waiters' stacks
+// only inside `lock` (`mcs_queue.rs`), so the guard is `()` and a forgotten
+// guard leaves only the lock held. A `Relax` panic while queued aborts the
+// process, so `lock` never unwinds with a node linked. The CPU hint only
+// picks the waiter's group; `unlock` runs no user code and ignores it.
 unsafe impl<const FLUSH_LOG2: u32, const SHUFFLE_REDUCTION: bool, R: Relax> lock_api::RawMutex
     for Cna<FLUSH_LOG2, SHUFFLE_REDUCTION, R>
 {

@@ -211,20 +211,19 @@ crate::raw_impl::impl_default_debug! {
 }
 
 #[cfg(not(loom))]
-// SAFETY: state table rows "held" (its served global ticket) and
-// "inherited" (through `passed[g]`), each only while holding local lock
-// `g`'s served ticket. Each level is a ticket lock whose argument is
-// `Ticket`'s (`ticket.rs`: rows `0` and `k >= 1`), so one thread is served
-// per level.
-// `passed[g]` is set by `g`'s owner only while it keeps the global lock,
-// just before its Release unlock of `g`, and read and cleared by the next
-// owner of `g` after its Acquire; so the inherited global lock moves with
+// SAFETY: state table rows "held" (its served global ticket) and "inherited"
+// (through `passed[g]`), each only while holding local lock `g`'s served
+// ticket. Each level is a ticket lock whose argument is `Ticket`'s
+// (`ticket.rs`: rows `0` and `k >= 1`), so one thread is served per level.
+// `passed[g]` is set by `g`'s owner only while it keeps the global lock, just
+// before its Release unlock of `g`, and read and cleared by the next owner of
+// `g` after its Acquire; so the inherited global lock moves with
 // happens-before inside one local lock, which one thread holds at a time.
 // `try_lock` gives the local ticket back if the global one is taken. The
-// guard carries the local lock's index, so `unlock` uses no CPU hint and
-// runs no user code; a `Relax` panic while holding a ticket aborts the
-// process, so `lock` never unwinds holding one. A forgotten guard leaves
-// the lock held, nothing dangling.
+// guard carries the local lock's index, so `unlock` uses no CPU hint and runs
+// no user code; a `Relax` panic while holding a ticket aborts the process, so
+// `lock` never unwinds holding one. A forgotten guard leaves the lock held,
+// nothing dangling.
 unsafe impl<const G: usize, const L: usize, R: Relax> lock_api::RawMutex for Fsl<G, L, R> {
     #[allow(clippy::declare_interior_mutable_const)]
     const INIT: Self = Self::new();

@@ -112,16 +112,15 @@ crate::raw_impl::impl_default_debug! {
 #[cfg(not(loom))]
 // SAFETY: state table rows "free" -> "held" (the CAS 0 -> `LOCKED` of the
 // fast path and `try_lock`) and "handing over" -> "held, queued" (the one
-// queue head sets `LOCKED`); both Acquire, pairing with the holder's
-// Release `fetch_and` that cleared the bit. One thread is the head at a
-// time: the head role passes along the queue by a Release store to the
-// successor's node, read with Acquire. The queue nodes live on the waiters'
-// stacks only inside `lock`: the head hands its role on before `lock`
-// returns, so the guard is `()` and a forgotten guard leaves only the lock
-// held, nothing dangling (`mcs_queue.rs`). A `Relax` panic while queued
-// aborts the process (a linked node must not die), so `lock` never unwinds
-// with a node in the queue. `unlock` runs no user code and ignores the CPU
-// hint.
+// queue head sets `LOCKED`); both Acquire, pairing with the holder's Release
+// `fetch_and` that cleared the bit. One thread is the head at a time: the
+// head role passes along the queue by a Release store to the successor's
+// node, read with Acquire. The queue nodes live on the waiters' stacks only
+// inside `lock`: the head hands its role on before `lock` returns, so the
+// guard is `()` and a forgotten guard leaves only the lock held, nothing
+// dangling (`mcs_queue.rs`). A `Relax` panic while queued aborts the process
+// (a linked node must not die), so `lock` never unwinds with a node in the
+// queue. `unlock` runs no user code and ignores the CPU hint.
 unsafe impl<R: Relax> lock_api::RawMutex for Mcs<R> {
     #[allow(clippy::declare_interior_mutable_const)]
     const INIT: Self = Self::new();

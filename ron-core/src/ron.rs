@@ -320,23 +320,23 @@ crate::raw_impl::impl_default_debug! {
 }
 
 #[cfg(not(loom))]
-// SAFETY: state table rows "free" -> "held" and "held, claimed" ->
-// "granted", with the invariant under the table (`GRANTED` only by the
-// holder, only over `WAITING`, `in_use` kept true). `lock` and `try_lock`
-// return a guard only after the CAS `in_use` false -> true (Acquire,
-// pairing with the Release store that freed it), or, as the one claimer of
-// slot `s` (claiming is a CAS `UNCLAIMED -> WAITING`, so one thread per
-// flag), an Acquire load that sees `GRANTED`, pairing with the holder's
-// Release CAS `WAITING -> GRANTED`; by the invariant nobody takes `in_use`
-// while a grant is pending and only the claimer consumes it. The slot is only a place to wait: a wrong,
+// SAFETY: state table rows "free" -> "held" and "held, claimed" -> "granted",
+// with the invariant under the table (`GRANTED` only by the holder, only over
+// `WAITING`, `in_use` kept true). `lock` and `try_lock` return a guard only
+// after the CAS `in_use` false -> true (Acquire, pairing with the Release
+// store that freed it), or, as the one claimer of slot `s` (claiming is a CAS
+// `UNCLAIMED -> WAITING`, so one thread per flag), an Acquire load that sees
+// `GRANTED`, pairing with the holder's Release CAS `WAITING -> GRANTED`; by
+// the invariant nobody takes `in_use` while a grant is pending and only the
+// claimer consumes it. The slot is only a place to wait: a wrong,
 // out-of-range or stale CPU hint changes where the unlock's scan starts,
 // never who owns the lock. A claimer whose `Relax` panics withdraws with a
-// CAS `WAITING -> UNCLAIMED` that races the grant CAS; if the grant won it owns
-// the lock and releases it, so it unwinds owning nothing. `unlock` asks the
-// CPU hint only for a fast-path guard (`PlaceToken::NONE`); if the hint
-// panics it releases from slot 0 first, so it never unwinds holding the
-// lock. A forgotten guard leaves the lock held; claims are flags in the
-// lock, not nodes, so nothing dangles.
+// CAS `WAITING -> UNCLAIMED` that races the grant CAS; if the grant won it
+// owns the lock and releases it, so it unwinds owning nothing. `unlock` asks
+// the CPU hint only for a fast-path guard (`PlaceToken::NONE`); if the hint
+// panics it releases from slot 0 first, so it never unwinds holding the lock.
+// A forgotten guard leaves the lock held; claims are flags in the lock, not
+// nodes, so nothing dangles.
 unsafe impl<const S: usize, R: Relax> lock_api::RawMutex for Ron<S, R> {
     #[allow(clippy::declare_interior_mutable_const)]
     const INIT: Self = Self::new();

@@ -673,24 +673,22 @@ crate::raw_impl::impl_default_debug! {
 
 #[cfg(not(loom))]
 // SAFETY: state table rows `lock` and `state` bits 1 and 2 (`HUNGRY`,
-// `HANDOFF`). `lock` and `try_lock` return a guard only after a CAS of
-// `lock` that found it free and set it (Acquire, pairing with the
-// release's Release store that freed it), or, for the one starving waiter,
-// after it cleared the `HANDOFF` that the holder's release set instead of
-// freeing `lock` and then unparked (an AcqRel RMW of `state` that reads
-// from the release sequence of that release's RMW, whose Release publishes
-// its critical section); only the holder's release writes `lock`
-// otherwise, and a release that handed over leaves it `LOCKED`, so one
-// thread owns the lock at a time. The other rows (`WAKING`, the parked
-// count, `sleepers`, `epoch`) only decide who is woken to compete for
-// `lock`; a wrong, out-of-range or stale CPU hint
-// moves a sleeper to another slot, never past the CAS. The only user code
-// is the CPU hint provider: `lock` asks it before registering anything, so
-// a panic there leaves nothing behind; `unlock` frees `lock` before it
-// asks the hint for the wake-up scan (and wakes from slot 0 if the hint
-// panics), so it never unwinds holding the lock nor drops a wake-up it
-// owes. A forgotten guard leaves the lock held; nothing dangles (sleepers
-// are counts in the lock).
+// `HANDOFF`). `lock` and `try_lock` return a guard only after a CAS of `lock`
+// that found it free and set it (Acquire, pairing with the release's Release
+// store that freed it), or, for the one starving waiter, after it cleared the
+// `HANDOFF` that the holder's release set instead of freeing `lock` and then
+// unparked (an AcqRel RMW of `state` that reads from the release sequence of
+// that release's RMW, whose Release publishes its critical section); only the
+// holder's release writes `lock` otherwise, and a release that handed over
+// leaves it `LOCKED`, so one thread owns the lock at a time. The other rows
+// (`WAKING`, the parked count, `sleepers`, `epoch`) only decide who is woken
+// to compete for `lock`; a wrong, out-of-range or stale CPU hint moves a
+// sleeper to another slot, never past the CAS. The only user code is the CPU
+// hint provider: `lock` asks it before registering anything, so a panic there
+// leaves nothing behind; `unlock` frees `lock` before it asks the hint for
+// the wake-up scan (and wakes from slot 0 if the hint panics), so it never
+// unwinds holding the lock nor drops a wake-up it owes. A forgotten guard
+// leaves the lock held; nothing dangles (sleepers are counts in the lock).
 unsafe impl<const S: usize> lock_api::RawMutex for RonPark<S> {
     #[allow(clippy::declare_interior_mutable_const)]
     const INIT: Self = Self::new();

@@ -648,13 +648,13 @@ crate::raw_impl::impl_default_debug! {
 // `GRANTED` bit or nobody owns the lock). `lock` and `try_lock` return a
 // guard only after a `fetch_or(IN_USE)` that found `IN_USE` clear (Acquire,
 // pairing with the Release `fetch_and` that cleared it), or, as the one
-// claimer of row `r` (claiming is a `fetch_or(PENDING)` that found it
-// clear), an Acquire load that sees its `GRANTED` bit, pairing with the
-// holder's Release CAS that set it. A waiter that holds no row (shared row, full table, no
-// column) waits on `IN_USE` alone. The row is only a place to wait: a wrong,
-// out-of-range or stale CPU hint changes where the unlock's scan starts,
-// never who owns the lock. A claimer whose `Relax` panics clears both its
-// bits with one Acquire `fetch_and`; if that finds `GRANTED` it owns the
+// claimer of row `r` (claiming is a `fetch_or(PENDING)` that found it clear),
+// an Acquire load that sees its `GRANTED` bit, pairing with the holder's
+// Release CAS that set it. A waiter that holds no row (shared row, full
+// table, no column) waits on `IN_USE` alone. The row is only a place to wait:
+// a wrong, out-of-range or stale CPU hint changes where the unlock's scan
+// starts, never who owns the lock. A claimer whose `Relax` panics clears both
+// its bits with one Acquire `fetch_and`; if that finds `GRANTED` it owns the
 // lock and releases it, so it unwinds owning nothing. `lock` may allocate a
 // table page (`std`, first contention of a column) before it waits; an
 // allocation failure aborts as in any `Box::new`, and a page is never freed

@@ -128,11 +128,11 @@ crate::raw_impl::impl_default_debug! {
 // only after their own CAS `false -> true` succeeded (Acquire on success),
 // and one `true` admits one CAS winner until the holder's `unlock` stores
 // `false` (Release), so at most one guard exists at a time and each critical
-// section happens-before the next. Waiting publishes nothing: a `Relax` policy that panics unwinds
-// out of `lock` owning nothing and leaving `locked` as it was. `unlock` runs
-// no user code and ignores the CPU hint. A forgotten guard leaves the lock
-// held, nothing dangling; the lock has no address-dependent state, so moving
-// it while unlocked is plain memory.
+// section happens-before the next. Waiting publishes nothing: a `Relax`
+// policy that panics unwinds out of `lock` owning nothing and leaving
+// `locked` as it was. `unlock` runs no user code and ignores the CPU hint. A
+// forgotten guard leaves the lock held, nothing dangling; the lock has no
+// address-dependent state, so moving it while unlocked is plain memory.
 unsafe impl<R: Relax> lock_api::RawMutex for Tas<R> {
     #[allow(clippy::declare_interior_mutable_const)]
     const INIT: Self = Self::new();

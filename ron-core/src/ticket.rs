@@ -198,18 +198,18 @@ crate::raw_impl::impl_default_debug! {
 }
 
 #[cfg(not(loom))]
-// SAFETY: state table rows `0` and `k >= 1`. `lock` takes
-// a ticket with a Relaxed `fetch_add` (no two threads get the same ticket:
-// it is one RMW) and owns the lock from the moment an Acquire load of
-// `serving` returns that ticket; `serving` is written only by the holder's
-// `unlock` (a Release store of ticket + 1), so exactly one thread is served
-// at a time and each critical section happens-before the next. `try_lock`
-// owns the lock only if its CAS on `next` took the served ticket `s` on an
-// empty queue, confirmed by an Acquire RMW on `serving` (a 2^32 wrap during
-// a stall cannot hand it a stale ticket). A `Relax` panic while holding a
-// ticket aborts the process (the ticket cannot be given back), so `lock`
-// never unwinds with a ticket out; `unlock` runs no user code and ignores
-// the CPU hint. A forgotten guard leaves the lock held, nothing dangling.
+// SAFETY: state table rows `0` and `k >= 1`. `lock` takes a ticket with a
+// Relaxed `fetch_add` (no two threads get the same ticket: it is one RMW) and
+// owns the lock from the moment an Acquire load of `serving` returns that
+// ticket; `serving` is written only by the holder's `unlock` (a Release store
+// of ticket + 1), so exactly one thread is served at a time and each critical
+// section happens-before the next. `try_lock` owns the lock only if its CAS
+// on `next` took the served ticket `s` on an empty queue, confirmed by an
+// Acquire RMW on `serving` (a 2^32 wrap during a stall cannot hand it a stale
+// ticket). A `Relax` panic while holding a ticket aborts the process (the
+// ticket cannot be given back), so `lock` never unwinds with a ticket out;
+// `unlock` runs no user code and ignores the CPU hint. A forgotten guard
+// leaves the lock held, nothing dangling.
 unsafe impl<R: Relax> lock_api::RawMutex for Ticket<R> {
     #[allow(clippy::declare_interior_mutable_const)]
     const INIT: Self = Self::new();

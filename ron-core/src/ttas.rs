@@ -127,15 +127,15 @@ crate::raw_impl::impl_default_debug! {
 }
 
 #[cfg(not(loom))]
-// SAFETY: state table rows `false` and `true`. `lock` and `try_lock` return only after their own
-// CAS `false -> true` succeeded (Acquire on success; the waiters' plain
-// loads only decide when to try it), and one `true` admits one CAS winner
-// until the holder's `unlock` stores `false` (Release), so at most one guard
-// exists at a time and each critical section happens-before the next.
-// Waiting publishes nothing: a `Relax` policy that panics unwinds out of
-// `lock` owning nothing. `unlock` runs no user code and ignores the CPU
-// hint. A forgotten guard leaves the lock held, nothing dangling; moving
-// the lock while unlocked is plain memory.
+// SAFETY: state table rows `false` and `true`. `lock` and `try_lock` return
+// only after their own CAS `false -> true` succeeded (Acquire on success; the
+// waiters' plain loads only decide when to try it), and one `true` admits one
+// CAS winner until the holder's `unlock` stores `false` (Release), so at most
+// one guard exists at a time and each critical section happens-before the
+// next. Waiting publishes nothing: a `Relax` policy that panics unwinds out
+// of `lock` owning nothing. `unlock` runs no user code and ignores the CPU
+// hint. A forgotten guard leaves the lock held, nothing dangling; moving the
+// lock while unlocked is plain memory.
 unsafe impl<R: Relax> lock_api::RawMutex for Ttas<R> {
     #[allow(clippy::declare_interior_mutable_const)]
     const INIT: Self = Self::new();
