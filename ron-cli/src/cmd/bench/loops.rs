@@ -8,12 +8,12 @@ use ron_bench::clock;
 use ron_bench::grid::{Grid, LoopWorkload};
 use ron_bench::registry::{self, LockKind};
 use ron_bench::report::{BenchRow, RunMeta};
-use ron_bench::workload::{LoopConfig, MAX_THREADS};
+use ron_bench::workload::LoopConfig;
 
 use super::options::{Args, Workload};
 use super::shared::{
     bench_err, catch_ctrl_c, clock_note, finish, grid_lines, install_route, mark_interrupted,
-    print_with_footer, run_meta, save, save_out,
+    print_with_footer, run_meta, save, save_out, thread_counts,
 };
 use crate::args::{self, Ncs};
 use crate::cmd::compare;
@@ -34,11 +34,7 @@ pub(super) fn run(
     // Before anything slow, so that an early Ctrl-C stops the run too.
     catch_ctrl_c();
     let locks = registry::resolve(&args.locks).map_err(bench_err)?;
-    let threads = args::positive_list(
-        "--threads",
-        args.threads.as_deref().unwrap_or(DEFAULT_THREADS),
-        MAX_THREADS,
-    )?;
+    let threads = thread_counts(args, DEFAULT_THREADS)?;
     let ncs = args::ncs_list("--ncs", &args.ncs)?;
     let pinning = args.pin.pinning();
     let workload = match args.workload {
@@ -138,19 +134,14 @@ pub(super) fn run(
     if let Some(e) = save_error {
         return Err(e);
     }
-    let violation = rows.iter().find(|r| !r.exclusion_ok).map(|bad| {
-        format!(
-            "mutual exclusion violated: lock {} at {} threads lost updates",
-            bad.lock, bad.threads
-        )
-    });
-    finish(
-        args,
-        violation,
-        rows.len(),
-        grid.points(),
-        outcome.interrupted,
-    )
+    finish(args, &rows, grid.points(), outcome.interrupted, |bad| {
+        (!bad.exclusion_ok).then(|| {
+            format!(
+                "mutual exclusion violated: lock {} at {} threads lost updates",
+                bad.lock, bad.threads
+            )
+        })
+    })
 }
 
 /// After a run with nCS waits: measures the busy loop again and warns if

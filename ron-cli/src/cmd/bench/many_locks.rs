@@ -5,13 +5,12 @@ use std::time::Duration;
 
 use ron_bench::grid::{ManyLocksGrid, SkippedPoint};
 use ron_bench::registry;
-use ron_bench::workload::MAX_THREADS;
 use ron_bench::workload::many_locks::{self, ManyLocksConfig, ManyLocksRow};
 
 use super::options::Args;
 use super::shared::{
     bench_err, catch_ctrl_c, finish, grid_lines, install_route, mark_interrupted,
-    print_with_footer, run_meta, save_out,
+    print_with_footer, run_meta, save_out, thread_counts,
 };
 use crate::args;
 use crate::error::CliResult;
@@ -25,11 +24,7 @@ pub(super) fn run(args: &Args, duration: Duration, warmup: Duration) -> CliResul
     // Before anything slow, so that an early Ctrl-C stops the run too.
     catch_ctrl_c();
     let locks = registry::resolve(&args.locks).map_err(bench_err)?;
-    let threads = args::positive_list(
-        "--threads",
-        args.threads.as_deref().unwrap_or(MANY_LOCKS_THREADS),
-        MAX_THREADS,
-    )?;
+    let threads = thread_counts(args, MANY_LOCKS_THREADS)?;
     let n_locks = args::positive_list("--n-locks", &args.n_locks, many_locks::MAX_LOCKS)?;
     let grid = ManyLocksGrid {
         locks,
@@ -72,19 +67,14 @@ pub(super) fn run(args: &Args, duration: Duration, warmup: Duration) -> CliResul
     let rows = outcome.rows;
     print_with_footer(args, &meta, &rows, &header, &notes)?;
     save_out(args, &meta, &rows, &header)?;
-    let violation = rows.iter().find(|r| !r.exclusion_ok).map(|bad| {
-        format!(
-            "mutual exclusion violated: lock {} at {} threads, {} locks lost updates",
-            bad.lock, bad.threads, bad.n_locks
-        )
-    });
-    finish(
-        args,
-        violation,
-        rows.len(),
-        grid.points(),
-        outcome.interrupted,
-    )
+    finish(args, &rows, grid.points(), outcome.interrupted, |bad| {
+        (!bad.exclusion_ok).then(|| {
+            format!(
+                "mutual exclusion violated: lock {} at {} threads, {} locks lost updates",
+                bad.lock, bad.threads, bad.n_locks
+            )
+        })
+    })
 }
 
 /// The notes under the many-locks output: skipped points, and memory a

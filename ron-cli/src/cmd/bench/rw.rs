@@ -6,13 +6,12 @@ use std::time::Duration;
 
 use ron_bench::clock;
 use ron_bench::grid::RwGrid;
-use ron_bench::workload::MAX_THREADS;
 use ron_bench::workload::rw::{self, MAP_KEYS, RwConfig, RwRow, RwShape};
 
 use super::options::{Args, Workload};
 use super::shared::{
     bench_err, catch_ctrl_c, clock_note, finish, grid_lines, install_route, mark_interrupted,
-    print_with_footer, run_meta, save_out,
+    print_with_footer, run_meta, save_out, thread_counts,
 };
 use crate::args::{self, Ncs};
 use crate::error::{CliError, CliResult};
@@ -37,11 +36,7 @@ pub(super) fn run(args: &Args, duration: Duration, warmup: Duration) -> CliResul
         RwShape::Lines
     };
     let locks = rw::resolve(&args.locks).map_err(bench_err)?;
-    let threads = args::positive_list(
-        "--threads",
-        args.threads.as_deref().unwrap_or(RW_THREADS),
-        MAX_THREADS,
-    )?;
+    let threads = thread_counts(args, RW_THREADS)?;
     let default_pct = if shape == RwShape::Map {
         MAP_READ_PCT
     } else {
@@ -127,19 +122,14 @@ pub(super) fn run(args: &Args, duration: Duration, warmup: Duration) -> CliResul
     let rows = outcome.rows;
     print_with_footer(args, &meta, &rows, &header, &summary(&rows))?;
     save_out(args, &meta, &rows, &header)?;
-    let violation = rows.iter().find(|r| !r.exclusion_ok).map(|bad| {
-        format!(
-            "reader-writer exclusion violated: lock {} at {} threads, {} % reads",
-            bad.lock, bad.threads, bad.read_pct
-        )
-    });
-    finish(
-        args,
-        violation,
-        rows.len(),
-        grid.points(),
-        outcome.interrupted,
-    )
+    finish(args, &rows, grid.points(), outcome.interrupted, |bad| {
+        (!bad.exclusion_ok).then(|| {
+            format!(
+                "reader-writer exclusion violated: lock {} at {} threads, {} % reads",
+                bad.lock, bad.threads, bad.read_pct
+            )
+        })
+    })
 }
 
 /// The closing lines: ron-rw against parking_lot at each point, mean +-

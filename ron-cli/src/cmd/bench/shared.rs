@@ -7,6 +7,7 @@ use std::time::Duration;
 use ron_bench::clock;
 use ron_bench::pin::Pinning;
 use ron_bench::report::{Report, RunMeta};
+use ron_bench::workload::MAX_THREADS;
 use ron_bench::{BenchError, stop};
 use serde::Serialize;
 
@@ -124,27 +125,37 @@ pub(super) fn print_with_footer<R: Render + Serialize + Clone>(
     Ok(())
 }
 
-/// How a grid ends once its rows are out: `violation` (a row that failed
-/// its exclusion check) is an error, then a grid cut short by Ctrl-C.
-pub(super) fn finish(
+/// How a grid of `points` ends once its rows are out: an error for the
+/// first row that `violation` says failed its exclusion check, then one
+/// for a grid cut short by Ctrl-C.
+pub(super) fn finish<R>(
     args: &Args,
-    violation: Option<String>,
-    measured: usize,
+    rows: &[R],
     points: usize,
     was_interrupted: bool,
+    violation: impl Fn(&R) -> Option<String>,
 ) -> CliResult {
-    if let Some(v) = violation {
+    if let Some(v) = rows.iter().find_map(violation) {
         return Err(CliError::failed(v));
     }
     if was_interrupted {
         return Err(interrupted(
             args,
-            measured,
+            rows.len(),
             points,
             "the last one cut short",
         ));
     }
     Ok(())
+}
+
+/// The `--threads` list, `default` when it is not given.
+pub(super) fn thread_counts(args: &Args, default: &str) -> Result<Vec<usize>, CliError> {
+    args::positive_list(
+        "--threads",
+        args.threads.as_deref().unwrap_or(default),
+        MAX_THREADS,
+    )
 }
 
 /// Writes rows to `out` in the format of its extension.
