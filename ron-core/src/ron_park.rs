@@ -141,8 +141,9 @@
 //!   passes on a wake-up it may have received).
 //!
 //! ## Cost
-//! Bytes per lock: `128 * (S + 2)` (the lock and parked words, the budget
-//! and every slot on their own 128-byte pair of lines). Uncontended lock +
+//! Bytes per lock: `128 * (S + 2)`, **2304** for the default `S = 16` (the
+//! lock and parked words, the budget and every slot on their own 128-byte
+//! pair of lines). Uncontended lock +
 //! unlock: one CAS, a load and a store (with `membarrier`; a `SeqCst` fence
 //! more without it). The parked count is not in the lock word, so sleepers
 //! slow neither fast path: a release with a wake-up already in flight or
