@@ -25,3 +25,12 @@ pub fn bar(total: u64, expected: Duration, what: &str) -> ProgressBar {
     pb.set_prefix(what.to_string());
     pb
 }
+
+/// The `progress(done, total, label)` callback of ron-bench's grids,
+/// moving `pb` to `done` with `label` as its message.
+pub fn follow(pb: &ProgressBar) -> impl FnMut(usize, usize, &str) + '_ {
+    move |done, _, label| {
+        pb.set_position(done as u64);
+        pb.set_message(label.to_string());
+    }
+}

@@ -14,12 +14,12 @@
 //! local lock after a migration.
 //!
 //! ## States (per group `g`, plus `global`)
-//! | `global` (held) | local `g` | `passed[g]` | meaning |
-//! |---|---|---|---|
-//! | false | free | false | nobody holds the cohort lock through `g` |
-//! | true | held | false | `g`'s local owner holds the global lock too, or is about to take it |
-//! | true | held | true | the global lock was passed: the local owner owns it without a CAS |
-//! | true | free, waiters queued | true | passed to `g`'s queue head, who will own both |
+//! | row | `global` (held) | local `g` | `passed[g]` | meaning |
+//! |---|---|---|---|---|
+//! | free | false | free | false | nobody holds the cohort lock through `g` |
+//! | held | true | held | false | `g`'s local owner holds the global lock too, or is about to take it |
+//! | inherited | true | held | true | the global lock was passed: the local owner owns it without a CAS |
+//! | passing | true | free, waiters queued | true | passed to `g`'s queue head, who will own both |
 //!
 //! `passed[g]` and the handover count are only touched by `g`'s local
 //! owner, ordered by the local lock.
@@ -84,19 +84,9 @@ impl Local {
     }
 }
 
-/// Cohort lock: per-group MCS locks plus a global [`Ttas`]. `N` is the
-/// number of local locks (groups map onto them modulo `N`).
-///
-/// * **States:** the global lock's flag, and per local lock its MCS word
-///   and `passed`. Table: [module docs](self).
-/// * **Guarantees:** mutual exclusion, progress, FIFO inside a group; a
-///   group keeps the global lock for at most `COHORT_HANDOVERS + 1`
-///   acquisitions in a row; no order between groups.
-/// * **Panics:** a `Relax` panic while queued in the group's MCS lock
-///   aborts the process; while waiting for the global lock the waiter gives
-///   its group lock back and unwinds. Unlock runs no user code.
-/// * **Cost:** `128 * (N + 1)` bytes; two CASes, one store and one
-///   `fetch_and` uncontended.
+/// Cohort lock: per-group MCS locks plus a global [`Ttas`], the classic
+/// NUMA-aware baseline. `N` is the number of local locks (groups map onto
+/// them modulo `N`). States, guarantees and cost: the [module docs](self).
 ///
 /// The guard ([`PlaceToken`]) carries the index of the local lock the
 /// acquirer went through, so the unlock needs no CPU hint.
@@ -232,21 +222,19 @@ crate::raw_impl::impl_default_debug! {
 }
 
 #[cfg(not(loom))]
-// SAFETY: by the state table in the module docs, the cohort lock is held by
-// the one thread that owns the global `Ttas` (its CAS, Acquire; the
-// holder's Release store frees it), directly or by inheritance through
-// `passed[g]`, and only while it holds local MCS lock `g`. `passed[g]` is
-// set by `g`'s owner only while it keeps the global lock, before its
-// Release unlock of `g`, and read and cleared by the next owner of `g`
-// after its Acquire; so an inherited global lock moves with
+// SAFETY: state table rows "held" (the global `Ttas` taken by its CAS,
+// Acquire; the holder's Release store frees it), "passing" and "inherited":
+// `passed[g]` is set by `g`'s owner only while it keeps the global lock,
+// before its Release unlock of `g`, and read and cleared by the next owner of
+// `g` after its Acquire; so an inherited global lock moves with
 // happens-before inside one local lock, which one thread holds at a time.
-// `try_lock` gives the local lock back if the global one is taken. A
-// `Relax` panic while queued in `g` aborts the process (an MCS node cannot
-// leave the queue); while waiting for the global lock the waiter releases
-// `g` and unwinds owning nothing (a `Ttas` waiter publishes nothing). The
-// guard carries `g`, so `unlock` uses no CPU hint and runs no user code. A
-// forgotten guard leaves the lock held; the MCS nodes live only inside
-// `lock` (`mcs_queue.rs`), so nothing dangles.
+// `try_lock` gives the local lock back if the global one is taken. A `Relax`
+// panic while queued in `g` aborts the process (an MCS node cannot leave the
+// queue); while waiting for the global lock the waiter releases `g` and
+// unwinds owning nothing (a `Ttas` waiter publishes nothing). The guard
+// carries `g`, so `unlock` uses no CPU hint and runs no user code. A
+// forgotten guard leaves the lock held; the MCS nodes live only inside `lock`
+// (`mcs_queue.rs`), so nothing dangles.
 unsafe impl<const N: usize, R: Relax> lock_api::RawMutex for CBoMcs<N, R> {
     #[allow(clippy::declare_interior_mutable_const)]
     const INIT: Self = Self::new();

@@ -20,15 +20,11 @@
 //! when it queues. Wrong or changing groups only cost locality.
 //!
 //! ## States
-//! | lock word | meaning |
-//! |---|---|
-//! | `0` | unlocked, no waiter (so no secondary queue either) |
-//! | `LOCKED` | held, no waiter |
-//! | `tail \| LOCKED` | held; waiters queued; the head may be reordering its successors |
-//! | `tail` | released with waiters queued: only the head may take it |
-//!
-//! The secondary queue is owned by whoever holds the head role; its nodes
-//! still spin on their own `head` flags, so moving them is invisible to them.
+//! The lock word's rows are [`Mcs`](crate::mcs)'s (row "free" also means no
+//! secondary queue; in row "held, queued" the head may be reordering its
+//! successors). The secondary queue is owned by whoever holds the head role;
+//! its nodes still spin on their own `head` flags, so moving them is
+//! invisible to them.
 //!
 //! ## Guarantees
 //! * Mutual exclusion: as [`Mcs`](crate::Mcs) (reordering never touches the
@@ -64,16 +60,9 @@ use core::marker::PhantomData;
 use crate::mcs_queue::{CnaCfg, McsQueue};
 use crate::relax::{DefaultRelax, Relax};
 
-/// Compact NUMA-aware lock.
-///
-/// * **States:** one word, `LOCKED` bit plus queue tail (as [`Mcs`](crate::Mcs));
-///   table in the [module docs](self).
-/// * **Guarantees:** mutual exclusion, progress; a waiter moved to the
-///   secondary queue is back in front after at most `2^FLUSH_LOG2` local
-///   handovers; nobody barges past the queue.
-/// * **Panics:** a `Relax` panic while queued aborts the process; unlock
-///   runs no user code.
-/// * **Cost:** 8 bytes; one CAS and one `fetch_and` uncontended.
+/// Compact NUMA-aware lock: an MCS queue that keeps the lock inside a
+/// group (NUMA node, CCX) for a bounded number of handovers. States,
+/// guarantees and cost: the [module docs](self).
 ///
 /// `FLUSH_LOG2`: the secondary queue is flushed after `2^FLUSH_LOG2` local
 /// handovers (default 16 as in the paper; at most 31).
@@ -156,19 +145,17 @@ crate::raw_impl::impl_default_debug! {
 }
 
 #[cfg(not(loom))]
-// SAFETY: by the state table in the module docs, the lock is held exactly
-// while the `LOCKED` bit of the word is set, and it is set only by the CAS
-// 0 -> `LOCKED` of the fast path and `try_lock` (empty queue) or by the one
-// queue head while the bit is clear (Acquire in both, pairing with the
-// holder's Release `fetch_and` that cleared it). Moving waiters to or from
-// the secondary queue is done by the head, off the lock word, and never
-// touches `LOCKED`; the head role passes by a Release store to the next
-// head's node, read with Acquire, together with the secondary queue. The
-// nodes live on the waiters' stacks only inside `lock` (`mcs_queue.rs`), so
-// the guard is `()` and a forgotten guard leaves only the lock held. A
-// `Relax` panic while queued aborts the process, so `lock` never unwinds
-// with a node linked. The CPU hint only picks the waiter's group; `unlock`
-// runs no user code and ignores it.
+// SAFETY: the lock word's rows and transitions are `Mcs`'s, and so is its
+// argument (`mcs.rs`: rows "free" -> "held" by the fast-path CAS, "handing
+// over" -> "held, queued" by the one head, Acquire against the holder's
+// Release `fetch_and`). Moving waiters to or from the secondary queue is done
+// by the head, off the lock word, and never touches `LOCKED`; the head role
+// passes by a Release store to the next head's node, read with Acquire,
+// together with the secondary queue. The nodes live on the waiters' stacks
+// only inside `lock` (`mcs_queue.rs`), so the guard is `()` and a forgotten
+// guard leaves only the lock held. A `Relax` panic while queued aborts the
+// process, so `lock` never unwinds with a node linked. The CPU hint only
+// picks the waiter's group; `unlock` runs no user code and ignores it.
 unsafe impl<const FLUSH_LOG2: u32, const SHUFFLE_REDUCTION: bool, R: Relax> lock_api::RawMutex
     for Cna<FLUSH_LOG2, SHUFFLE_REDUCTION, R>
 {

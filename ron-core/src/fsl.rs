@@ -16,11 +16,11 @@
 //! table that `Cna` and `CBoMcs` use plays no part here.
 //!
 //! ## States (per local lock `g`, plus the global ticket lock)
-//! | global | local `g` (`next - serving`) | `passed[g]` | meaning |
-//! |---|---|---|---|
-//! | free | 0 | false | nobody holds the lock through `g` |
-//! | held | `k >= 1` | false | `g`'s served ticket holds (or is taking) the global lock; `k - 1` queued |
-//! | held | `k >= 1` | true | passed: `g`'s served ticket owns the global lock without a ticket |
+//! | row | global | local `g` (`next - serving`) | `passed[g]` | meaning |
+//! |---|---|---|---|---|
+//! | free | free | 0 | false | nobody holds the lock through `g` |
+//! | held | held | `k >= 1` | false | `g`'s served ticket holds (or is taking) the global lock; `k - 1` queued |
+//! | inherited | held | `k >= 1` | true | passed: `g`'s served ticket owns the global lock without a ticket |
 //!
 //! ## Guarantees
 //! * Mutual exclusion: the global ticket lock is held by one group at a
@@ -78,17 +78,9 @@ impl Local {
 }
 
 /// Flexible affinity lock with groups of `G` route neighbours over `L`
-/// local ticket locks ([`Ticket`](crate::Ticket)'s protocol at both levels).
-///
-/// * **States:** per local lock, its ticket counters and `passed`; plus the
-///   global ticket lock. Table: [module docs](self).
-/// * **Guarantees:** mutual exclusion, progress, FIFO inside a group and
-///   between groups' global tickets; a group keeps the global lock for at
-///   most `FSL_HANDOVERS + 1` acquisitions in a row.
-/// * **Panics:** a `Relax` panic while holding a ticket aborts the process;
-///   unlock runs no user code.
-/// * **Cost:** `128 * (L + 1)` bytes; two `fetch_add`s and two stores
-///   uncontended.
+/// local ticket locks ([`Ticket`](crate::Ticket)'s protocol at both levels):
+/// FIFO with route-group affinity. States, guarantees and cost: the
+/// [module docs](self).
 ///
 /// The guard ([`PlaceToken`]) carries the index of the local lock the
 /// acquirer went through, so the unlock needs no CPU hint.
@@ -132,12 +124,12 @@ impl<const G: usize, const L: usize, R: Relax> Fsl<G, L, R> {
     #[inline]
     fn acquire_local(&self, g: usize) -> PlaceToken {
         let l = &self.locals[g];
-        l.tickets.lock::<R>("Fsl");
+        l.tickets.acquire::<R>("Fsl");
         // Relaxed: owner-only field, ordered by the local ticket lock.
         if l.passed.load(Ordering::Relaxed) {
             l.passed.store(false, Ordering::Relaxed); // as above
         } else {
-            self.global.lock::<R>("Fsl");
+            self.global.acquire::<R>("Fsl");
         }
         PlaceToken::at(g)
     }
@@ -147,7 +139,7 @@ impl<const G: usize, const L: usize, R: Relax> Fsl<G, L, R> {
     pub fn try_acquire(&self) -> Option<PlaceToken> {
         let g = group_index::<G, L>(crate::hint::current_cpu());
         let l = &self.locals[g];
-        if !l.tickets.try_lock() {
+        if !l.tickets.try_acquire() {
             return None;
         }
         // Relaxed: owner-only (a passed lock implies a queued ticket, so
@@ -156,11 +148,11 @@ impl<const G: usize, const L: usize, R: Relax> Fsl<G, L, R> {
             l.passed.store(false, Ordering::Relaxed);
             return Some(PlaceToken::at(g));
         }
-        if self.global.try_lock() {
+        if self.global.try_acquire() {
             return Some(PlaceToken::at(g));
         }
-        // SAFETY: we hold the local ticket lock (`try_lock` above).
-        unsafe { l.tickets.unlock() };
+        // SAFETY: we hold the local ticket lock (`try_acquire` above).
+        unsafe { l.tickets.release() };
         None
     }
 
@@ -177,7 +169,7 @@ impl<const G: usize, const L: usize, R: Relax> Fsl<G, L, R> {
             l.handovers.store(h + 1, Ordering::Relaxed); // owner-only field
             l.passed.store(true, Ordering::Relaxed); // published by the unlock below
             // SAFETY: we hold the local ticket lock (the caller's contract).
-            unsafe { l.tickets.unlock() };
+            unsafe { l.tickets.release() };
             return;
         }
         // SAFETY: same contract.
@@ -192,8 +184,8 @@ impl<const G: usize, const L: usize, R: Relax> Fsl<G, L, R> {
         l.handovers.store(0, Ordering::Relaxed); // owner-only field
         // SAFETY: we hold both ticket locks (the caller's contract).
         unsafe {
-            global.unlock();
-            l.tickets.unlock();
+            global.release();
+            l.tickets.release();
         }
     }
 
@@ -219,21 +211,19 @@ crate::raw_impl::impl_default_debug! {
 }
 
 #[cfg(not(loom))]
-// SAFETY: by the state table in the module docs, the lock is held by the
-// one thread that owns the global ticket lock, directly (its served global
-// ticket) or through `passed[g]`, and only while it holds local lock `g`'s
-// served ticket. Each level is a ticket lock (`TicketCore`: one `fetch_add`
-// per ticket, ownership from an Acquire load of `serving` that pairs with
-// the previous owner's Release store), so one thread is served per level.
-// `passed[g]` is set by `g`'s owner only while it keeps the global lock,
-// just before its Release unlock of `g`, and read and cleared by the next
-// owner of `g` after its Acquire; so the inherited global lock moves with
+// SAFETY: state table rows "held" (its served global ticket) and "inherited"
+// (through `passed[g]`), each only while holding local lock `g`'s served
+// ticket. Each level is a ticket lock whose argument is `Ticket`'s
+// (`ticket.rs`: rows `0` and `k >= 1`), so one thread is served per level.
+// `passed[g]` is set by `g`'s owner only while it keeps the global lock, just
+// before its Release unlock of `g`, and read and cleared by the next owner of
+// `g` after its Acquire; so the inherited global lock moves with
 // happens-before inside one local lock, which one thread holds at a time.
 // `try_lock` gives the local ticket back if the global one is taken. The
-// guard carries the local lock's index, so `unlock` uses no CPU hint and
-// runs no user code; a `Relax` panic while holding a ticket aborts the
-// process, so `lock` never unwinds holding one. A forgotten guard leaves
-// the lock held, nothing dangling.
+// guard carries the local lock's index, so `unlock` uses no CPU hint and runs
+// no user code; a `Relax` panic while holding a ticket aborts the process, so
+// `lock` never unwinds holding one. A forgotten guard leaves the lock held,
+// nothing dangling.
 unsafe impl<const G: usize, const L: usize, R: Relax> lock_api::RawMutex for Fsl<G, L, R> {
     #[allow(clippy::declare_interior_mutable_const)]
     const INIT: Self = Self::new();

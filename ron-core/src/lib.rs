@@ -57,27 +57,25 @@
 //! carries what its unlock needs ([`PlaceToken`]: the acquirer's slot, row
 //! or local lock; `()` for the others), so unlocking never depends on the
 //! CPU the thread runs on at that moment. Each lock lives in the file named
-//! after it, with its state table at the top and its `RawMutex` impl
-//! written out at the bottom, under a SAFETY argument for that lock.
+//! after it: its module docs hold its state table, guarantees and cost, and
+//! its `RawMutex` impl is written out at the bottom under a SAFETY argument
+//! that names the rows it relies on.
 //!
-//! | type | algorithm | bytes per lock | guarantees |
-//! |---|---|---|---|
-//! | [`RonRaw`] | TTAS fast path + route-ordered handover among spinning waiters; robust under oversubscription; its route-ordered slots come from a process-wide pool of blocks while it is contended (the default, [`RonMutex`]) | 8 (+ a pooled block of [`BLOCK_SLOTS`](ron_raw::BLOCK_SLOTS) slots per lock contended at that moment; see [`ron_raw`] for the pool's sizes) | mutual exclusion, progress; no waiting bound |
-//! | [`RonInline`] | `RonRaw` with its `S` slots inline (no pool) | `128 * (S + 1)`, 2176 for the default `S = 16` | as `RonRaw` |
-//! | [`NxtRon`] | RON-plock + bitmap successor search (nxtRON) | `128 * (S + 1)` | mutual exclusion, progress, per-slot bound `S - 1` (+1) |
-//! | [`RonPlock`] | RON Algorithm 3: per-slot count + grant | `128 * (S + 1)` | as `NxtRon` |
-//! | [`RonTicket`] | RON Algorithm 2: per-slot ticket lock, route order between slots | `128 * (S + 1)` | mutual exclusion, progress, FIFO in a slot, bound `q + (q+1)(S-1) + 1` |
-//! | [`Ron`] | RON Algorithm 1 with a claim step | `128 * (S + 1)` | mutual exclusion, progress, bound `S - 1` (+1) for claimers |
-//! | [`ShRon`] | compact RON: one word + 2 bits per CPU in a process-wide wait table (column claimed on first contention) | 8 | mutual exclusion, progress, bound `MAX_CPUS_IN_TABLE - 1` (+1) for claimers |
-//! | [`Cna`] | compact NUMA-aware MCS (waiters-only queue, secondary queue, flush threshold, shuffle reduction) | 8 | mutual exclusion, progress, bounded by the flush threshold `2^FLUSH_LOG2` |
-//! | [`CBoMcs`] | cohort lock: per-group MCS + global [`Ttas`] with backoff | `128 * (N + 1)`, 1152 for `N = 8` | mutual exclusion, progress; group turns capped at 65 acquisitions, no global order |
-//! | [`Fsl`] | two-level ticket lock ([`Ticket`]'s protocol at both levels), groups of `G` route neighbours | `128 * (L + 1)`, 2176 for `L = 16` | mutual exclusion, progress, FIFO in a group and between groups |
-//! | [`Mcs`] | MCS queue lock (waiters-only queue; zero-size guard, nest- and forget-safe) | 8 | mutual exclusion, progress, FIFO (bound `q`) |
-//! | [`Ticket`] | FIFO ticket lock | 8 | mutual exclusion, progress, FIFO (bound `q`) |
-//! | [`Ttas`] | test-and-test-and-set (glibc `pthread_spin_lock` shape) | 1 | mutual exclusion, progress; no waiting bound |
-//! | [`Tas`] | test-and-set | 1 | mutual exclusion, progress; no waiting bound |
-//! | [`RonPark`] (`std`) | RON slots whose waiters spin, then sleep on a futex; a release wakes the next sleeper along the route | `128 * (S + 2)`, 2304 for `S = 16` | mutual exclusion, progress; no strict waiting bound (a waiter parked for 1 ms that loses is handed the lock) |
-//! | [`RonRw`] | reader-writer lock: phase-fair word + `RonRaw` writers' queue (route order) + BRAVO-style visible-readers table per reader group once reads are contended ([`ron_rw`]) | 24 (+ the process-wide 128 KiB table, used while biased) | writer exclusion; a reader waits at most one writer phase, a writer only for the readers before it |
+//! ## Which lock to pick
+//! | pick | when |
+//! |---|---|
+//! | [`RonRaw`] ([`RonMutex`]) | almost always: 8 bytes, so a lock per object is fine; one CAS to lock and a load and a store to unlock when uncontended; route-ordered handover among spinning waiters when contended; holds up when threads outnumber CPUs |
+//! | [`RonPark`] (`std`) | waiters should sleep instead of spinning (services with many more threads than cores, CPU quotas) |
+//! | [`NxtRon`] | you need a stated waiting bound with route order, and threads do not outnumber CPUs |
+//! | [`ShRon`] | many locks, RON's per-CPU order, and memory matters: 8 bytes a lock, the waiters in one process-wide table |
+//! | [`RonInline`] | a few hot, always-contended locks (no pool indirection on the handover path, 2176 bytes each) |
+//! | [`RonRw`] ([`RonRwLock`]) | read-mostly data: reads spread over cache lines per CPU group once they are contended, writers take turns along the route |
+//! | [`RonReentrantMutex`] | the holder must be able to lock again |
+//! | [`RonPlock`], [`RonTicket`], [`Ron`] | the RON paper's Algorithms 3, 2 and 1, to compare with |
+//! | [`Cna`], [`CBoMcs`], [`Fsl`], [`Mcs`], [`Ticket`], [`Ttas`], [`Tas`] | the NUMA-aware, queue and test-and-set baselines, to compare with |
+//!
+//! With the `lock_api_04` feature every lock is also a `lock_api` 0.4 raw
+//! lock (`api04`).
 //!
 //! ## Where things are
 //! | file | role |
@@ -118,27 +116,6 @@
 //! | `sync.rs` | atomics from `core`, loom, shuttle or the VM |
 //! | `coverage.rs` | protocol-path counters for the verification suites |
 //!
-//! ## Which lock to pick
-//! * [`RonRaw`] ([`RonMutex`]) for almost everything: 8 bytes, so a lock per
-//!   object is fine; one CAS to lock and a load and a store to unlock when
-//!   uncontended; route-ordered handover among spinning waiters when
-//!   contended; holds up when threads outnumber CPUs.
-//! * [`RonPark`] when waiters should sleep instead of spinning (services with
-//!   many more threads than cores, CPU quotas).
-//! * [`NxtRon`] when you need a stated waiting bound with route order, and
-//!   threads do not outnumber CPUs.
-//! * [`ShRon`] when you have many locks, want RON's per-CPU order, and
-//!   memory matters: 8 bytes a lock, the waiters in one process-wide table.
-//! * [`RonInline`] for a few hot, always-contended locks (no pool
-//!   indirection on the handover path, 2176 bytes each).
-//! * [`RonRw`] ([`ron_rw::RonRwLock`]) for read-mostly data: reads spread
-//!   over cache lines per CPU group once they are contended, writers take
-//!   turns along the route.
-//! * [`RonReentrantMutex`] when the holder must be able to lock again.
-//! * With the `lock_api_04` feature, every lock also as a `lock_api` 0.4
-//!   raw lock (`api04`).
-//! * The others are there to compare with.
-//!
 //! Every lock works with [`Condvar`] (`lock_api::Condvar` over
 //! [`RonCondvar`]), and `RonRaw`, `RonInline`, `RonPark`, `Ron`, `Tas` and `Ttas` also with
 //! `lock_api`'s timed locking (`try_lock_for`).
@@ -158,13 +135,12 @@
 //! or progress in any lock here, it can only cost speed.
 //!
 //! ## User code that panics
-//! A [`Relax`](relax::Relax) policy or the [`hint`] provider may panic. The
-//! slot locks and the test-and-set locks then unwind with the waiter
-//! deregistered and the lock usable; the FIFO queue and ticket locks
-//! (`Ticket`, `Fsl`, `RonTicket`, `Mcs`, `Cna`, `CBoMcs`'s group queue)
-//! abort the process, since a queued waiter cannot leave without waiting
-//! for its turn; an unlock whose hint panics releases the lock before it
-//! unwinds. See the [`Relax`](relax::Relax) docs and `docs/panic-safety.md`.
+//! A [`Relax`](relax::Relax) policy or the [`hint`] provider may panic: a
+//! waiter then unwinds with nothing left behind, or, in the FIFO queue and
+//! ticket locks (a queued waiter cannot leave without waiting for its
+//! turn), the process aborts; an unlock releases the lock before it
+//! unwinds. Each lock's guarantees say which; see also
+//! `docs/panic-safety.md`.
 //!
 //! ## Features
 //! * `std` (default): `sched_getcpu`-based hints, thread-local caches, the

@@ -7,18 +7,21 @@
 //! as soon as it owns the lock, so its node is dead before `lock()` returns:
 //! the guard is a zero-size token, `unlock` just clears the lock bit,
 //! `mem::forget` of a guard leaves the lock held and nothing dangling, and a
-//! thread may hold any number of `Mcs` locks. The protocol, its state table
-//! and the argument that no node outlives its `acquire` call are in
-//! `mcs_queue.rs` (shared with [`Cna`](crate::Cna) and
-//! [`CBoMcs`](crate::CBoMcs)).
+//! thread may hold any number of `Mcs` locks. The protocol and the argument
+//! that no node outlives its `acquire` call are in `mcs_queue.rs` (shared
+//! with [`Cna`](crate::Cna) and [`CBoMcs`](crate::CBoMcs), whose lock words
+//! follow this table too).
 //!
 //! ## States
-//! | lock word | meaning |
-//! |---|---|
-//! | `0` | unlocked, no waiter |
-//! | `LOCKED` | held, no waiter |
-//! | `tail \| LOCKED` | held; waiters queued, the head spins on the word |
-//! | `tail` | just released with waiters queued: only the head may take it |
+//! The lock word is `tail | LOCKED`: `tail` is the address of the last
+//! queued waiter's node (0 when nobody waits), `LOCKED` (bit 0) says held.
+//!
+//! | row | `tail` | `LOCKED` | meaning |
+//! |---|---|---|---|
+//! | free | 0 | 0 | unlocked, nobody queued: the fast path CAS `0 -> LOCKED` takes it |
+//! | held | 0 | 1 | held, nobody queued |
+//! | held, queued | `t` | 1 | held; waiters queued, the first one (the *head*) spins on the word |
+//! | handing over | `t` | 0 | free, waiters queued: only the head may set `LOCKED` (fast paths CAS from 0 only) |
 //!
 //! ## Guarantees
 //! * Mutual exclusion: `LOCKED` is set only by a CAS from 0 or by the one
@@ -55,16 +58,9 @@ use core::marker::PhantomData;
 use crate::mcs_queue::McsQueue;
 use crate::relax::{DefaultRelax, Relax};
 
-/// MCS queue lock (waiters-only queue).
-///
-/// * **States:** one word, `LOCKED` bit plus queue tail; table in the
-///   [module docs](self).
-/// * **Guarantees:** mutual exclusion, progress, FIFO (a waiter with `q`
-///   waiters ahead enters after exactly `q` acquisitions).
-/// * **Panics:** a `Relax` panic while queued aborts the process; unlock
-///   runs no user code.
-/// * **Cost:** 8 bytes; one CAS and one `fetch_and` uncontended; nesting
-///   and `mem::forget` of guards are safe (the guard is `()`).
+/// MCS queue lock: FIFO with local spinning in one word, for when the
+/// order must be strict. States, guarantees and cost: the
+/// [module docs](self).
 pub struct Mcs<R: Relax = DefaultRelax> {
     q: McsQueue,
     _relax: PhantomData<fn() -> R>,
@@ -114,19 +110,17 @@ crate::raw_impl::impl_default_debug! {
 }
 
 #[cfg(not(loom))]
-// SAFETY: by the state table in the module docs, the lock is held exactly
-// while the `LOCKED` bit of the word is set, and it is set only by the CAS
-// 0 -> `LOCKED` of the fast path and `try_lock` (empty queue) or by the one
-// queue head while the bit is clear (Acquire in both, pairing with the
-// holder's Release `fetch_and` that cleared it). One thread is the head at a
-// time: the head role passes along the queue by a Release store to the
-// successor's node, read with Acquire. The queue nodes live on the waiters'
-// stacks only inside `lock`: the head hands its role on before `lock`
-// returns, so the guard is `()` and a forgotten guard leaves only the lock
-// held, nothing dangling (`mcs_queue.rs`). A `Relax` panic while queued
-// aborts the process (a linked node must not die), so `lock` never unwinds
-// with a node in the queue. `unlock` runs no user code and ignores the CPU
-// hint.
+// SAFETY: state table rows "free" -> "held" (the CAS 0 -> `LOCKED` of the
+// fast path and `try_lock`) and "handing over" -> "held, queued" (the one
+// queue head sets `LOCKED`); both Acquire, pairing with the holder's Release
+// `fetch_and` that cleared the bit. One thread is the head at a time: the
+// head role passes along the queue by a Release store to the successor's
+// node, read with Acquire. The queue nodes live on the waiters' stacks only
+// inside `lock`: the head hands its role on before `lock` returns, so the
+// guard is `()` and a forgotten guard leaves only the lock held, nothing
+// dangling (`mcs_queue.rs`). A `Relax` panic while queued aborts the process
+// (a linked node must not die), so `lock` never unwinds with a node in the
+// queue. `unlock` runs no user code and ignores the CPU hint.
 unsafe impl<R: Relax> lock_api::RawMutex for Mcs<R> {
     #[allow(clippy::declare_interior_mutable_const)]
     const INIT: Self = Self::new();

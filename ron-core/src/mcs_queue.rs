@@ -2,17 +2,9 @@
 //! shared by [`Mcs`](crate::Mcs), [`Cna`](crate::Cna) and the local locks of
 //! [`CBoMcs`](crate::CBoMcs).
 //!
-//! The lock is one word: `tail | LOCKED`, where `tail` is the address of the
-//! last queued waiter's node (0 when nobody waits) and `LOCKED` (bit 0) says
-//! the lock is held. Nodes live on their waiter's stack, 128-byte aligned.
-//!
-//! ## States
-//! | `tail` | `LOCKED` | meaning |
-//! |---|---|---|
-//! | 0 | 0 | unlocked, nobody queued: the fast path CAS `0 -> LOCKED` takes it |
-//! | 0 | 1 | held, nobody queued |
-//! | `t` | 1 | held; waiters queued, the first one (the *head*) spins on the word |
-//! | `t` | 0 | free, waiters queued: only the head may set `LOCKED` (fast paths CAS from 0 only) |
+//! The lock is one word, `tail | LOCKED`; its states are the table in
+//! [`Mcs`](crate::mcs)'s module docs. Nodes live on their waiter's stack,
+//! 128-byte aligned.
 //!
 //! * lock: fast path CAS `0 -> LOCKED`. Slow path: swap our node in as the
 //!   tail (keeping `LOCKED`; if the word is 0, CAS it to `LOCKED` instead);
@@ -37,10 +29,7 @@
 //! and a thread can hold any number of these locks at once.
 //!
 //! ## Panics
-//! The relax policy (user code) runs while our node is linked. The node can
-//! neither leave the queue without waiting for its turn nor die while
-//! linked, so a panic there aborts the process (`AbortOnUnwind` in
-//! `acquire_slow`); the policies are built before the node is published.
+//! A panicking relax policy aborts the process: see `acquire_slow`.
 //!
 //! ## CNA (enabled by the `cna` argument)
 //! The head, while it waits for `LOCKED == 0`, looks at its successors: if
@@ -179,23 +168,37 @@ impl McsQueue {
     /// published, so a panicking `R::default()` unwinds cleanly.
     #[cold]
     pub(crate) fn acquire_slow<R: Relax>(&self, cna: Option<CnaCfg>, lock: &'static str) {
-        let mut relax = R::default();
+        let relax = R::default();
         let head_relax = R::default();
         let link_relax = R::default();
-        let group = cna.map_or(0, |c| c.group);
-        let me_node = Node::new(group);
+        let me_node = Node::new(cna.map_or(0, |c| c.group));
         let me = ptr::from_ref(&me_node).expose_provenance();
+        let Some(prev) = self.enqueue(me) else {
+            return; // took the free lock without queueing
+        };
+        // Our node is reachable from now on: no unwinding until we return.
+        let queued = AbortOnUnwind::new(lock);
+        let sec = wait_until_head(&me_node, me, prev, relax);
+        if let Some(sec) = self.take_as_head(&me_node, me, sec, cna, head_relax) {
+            hand_head_on(&me_node, sec, cna, link_relax);
+        }
+        queued.disarm();
+    }
 
-        // Enqueue.
+    /// Swaps our node `me` in as the tail (keeping `LOCKED`) and returns
+    /// the previous tail (0: none, we are head at once); `None` when the
+    /// word was 0 and we took the lock instead.
+    #[inline]
+    fn enqueue(&self, me: usize) -> Option<usize> {
         let mut cur = self.state.load(Ordering::Relaxed); // a guess for the CAS
-        let prev = loop {
+        loop {
             if cur == 0 {
                 // Acquire: pairs with the Release in `release`.
                 match self
                     .state
                     .compare_exchange(0, LOCKED, Ordering::Acquire, Ordering::Relaxed)
                 {
-                    Ok(_) => return,
+                    Ok(_) => return None,
                     Err(now) => cur = now,
                 }
                 continue;
@@ -209,44 +212,25 @@ impl McsQueue {
                 Ordering::AcqRel,
                 Ordering::Relaxed,
             ) {
-                Ok(_) => break cur & !LOCKED,
+                Ok(_) => return Some(cur & !LOCKED),
                 Err(now) => cur = now,
             }
-        };
-        // Our node is reachable from now on: no unwinding until we return.
-        let queued = AbortOnUnwind::new(lock);
-
-        let mut sec = Secondary {
-            head: 0,
-            tail: 0,
-            local: 0,
-            rng: (me >> 7) as u32 | 1,
-        };
-        if prev != 0 {
-            // SAFETY: `prev` was the tail; its owner cannot return before
-            // we link (it would need to CAS itself out of the tail, which we
-            // replaced, or to see our `next` store).
-            let p = unsafe { node(prev) };
-            // Release: publishes our node to `prev`'s owner (Acquire load).
-            p.next.store(me, Ordering::Release);
-            // Acquire: pairs with the predecessor's `head` Release. mutants: kept, CNA
-            while !me_node.head.load(Ordering::Acquire) {
-                relax.relax();
-                #[cfg(all(ron_vm, not(loom), not(shuttle)))]
-                crate::relax::vm_idle(&mut relax, crate::sync::vm_addr(&me_node.head));
-            }
-            // Relaxed: written before the `head` Release store we acquired.
-            sec = Secondary {
-                head: me_node.sec_head.load(Ordering::Relaxed),
-                tail: me_node.sec_tail.load(Ordering::Relaxed),
-                local: me_node.local.load(Ordering::Relaxed),
-                rng: me_node.rng.load(Ordering::Relaxed),
-            };
         }
-        // An empty main queue (prev == 0) implies an empty secondary queue:
-        // a head only leaves the tail empty when its secondary queue is.
+    }
 
-        // Head: wait for the lock word.
+    /// As head: waits for `LOCKED` to clear (reordering the queue behind
+    /// us for CNA meanwhile) and takes the lock. Returns the secondary
+    /// queue when a successor must be made head ([`hand_head_on`]); `None`
+    /// when the queue is left to nobody or the secondary queue took it over.
+    #[inline]
+    fn take_as_head<R: Relax>(
+        &self,
+        me_node: &Node,
+        me: usize,
+        mut sec: Secondary,
+        cna: Option<CnaCfg>,
+        mut relax: R,
+    ) -> Option<Secondary> {
         let mut shuffle = false;
         if let Some(c) = cna {
             sec.rng ^= sec.rng << 13;
@@ -254,7 +238,6 @@ impl McsQueue {
             sec.rng ^= sec.rng << 5;
             shuffle = sec.head != 0 || !c.shuffle_reduction || sec.rng & 127 == 0;
         }
-        let mut relax = head_relax;
         loop {
             let cur = self.state.load(Ordering::Relaxed); // a guess, checked by RMWs
             if cur & LOCKED == 0 {
@@ -266,8 +249,7 @@ impl McsQueue {
                             .compare_exchange(me, LOCKED, Ordering::Acquire, Ordering::Relaxed)
                             .is_ok()
                         {
-                            queued.disarm();
-                            return;
+                            return None;
                         }
                     } else {
                         // The main queue is empty: the secondary queue becomes
@@ -289,8 +271,7 @@ impl McsQueue {
                             sec.local = 0;
                             // SAFETY: `succ` is queued (secondary queue), so alive.
                             unsafe { pass_head(succ, sec) };
-                            queued.disarm();
-                            return;
+                            return None;
                         }
                     }
                     continue; // a waiter enqueued behind us: retry
@@ -303,54 +284,91 @@ impl McsQueue {
                     0,
                     "only the head sets LOCKED on a queued word"
                 );
-                break;
+                return Some(sec);
             }
             if shuffle && let Some(c) = cna {
-                reorder(&me_node, &mut sec, c.group);
+                reorder(me_node, &mut sec, c.group);
             }
             relax.relax();
         }
-
-        // We own the lock and a successor has replaced us as tail: wait for
-        // it to link itself, then hand it the head role.
-        let mut relax = link_relax;
-        let next = loop {
-            // Acquire: pairs with the successor's Release store of our `next`.
-            let n = me_node.next.load(Ordering::Acquire);
-            if n != 0 {
-                break n;
-            }
-            relax.relax();
-            #[cfg(all(ron_vm, not(loom), not(shuttle)))]
-            crate::relax::vm_idle(&mut relax, crate::sync::vm_addr(&me_node.next));
-        };
-        let succ = match cna {
-            Some(c) if sec.head != 0 => {
-                // SAFETY: `next` is queued behind us, so alive.
-                let other_group = unsafe { node(next) }.group != c.group;
-                if other_group || sec.local >= c.threshold {
-                    // Flush: the secondary queue goes in front of the main one.
-                    // SAFETY: `sec.tail` is on our secondary queue, so alive.
-                    // Release: the node's owner reads it after becoming head.
-                    unsafe { node(sec.tail) }
-                        .next
-                        .store(next, Ordering::Release); // mutants: kept, CNA secondary queue (docs/mutants.md)
-                    let s = sec.head;
-                    sec.head = 0;
-                    sec.tail = 0;
-                    sec.local = 0;
-                    s
-                } else {
-                    sec.local += 1;
-                    next
-                }
-            }
-            _ => next,
-        };
-        // SAFETY: `succ` is queued (main or secondary queue), so alive.
-        unsafe { pass_head(succ, sec) };
-        queued.disarm();
     }
+}
+
+/// Links our node `me` behind `prev` (0: none) and waits until its owner
+/// makes us head; returns the secondary queue that came with the role.
+#[inline]
+fn wait_until_head<R: Relax>(me_node: &Node, me: usize, prev: usize, mut relax: R) -> Secondary {
+    if prev == 0 {
+        // An empty main queue implies an empty secondary queue: a head
+        // only leaves the tail empty when its secondary queue is.
+        return Secondary {
+            head: 0,
+            tail: 0,
+            local: 0,
+            rng: (me >> 7) as u32 | 1,
+        };
+    }
+    // SAFETY: `prev` was the tail; its owner cannot return before we link
+    // (it would need to CAS itself out of the tail, which we replaced, or
+    // to see our `next` store).
+    let p = unsafe { node(prev) };
+    // Release: publishes our node to `prev`'s owner (Acquire load).
+    p.next.store(me, Ordering::Release);
+    // Acquire: pairs with the predecessor's `head` Release. mutants: kept, CNA
+    while !me_node.head.load(Ordering::Acquire) {
+        relax.relax();
+        #[cfg(all(ron_vm, not(loom), not(shuttle)))]
+        crate::relax::vm_idle(&mut relax, crate::sync::vm_addr(&me_node.head));
+    }
+    // Relaxed: written before the `head` Release store we acquired.
+    Secondary {
+        head: me_node.sec_head.load(Ordering::Relaxed),
+        tail: me_node.sec_tail.load(Ordering::Relaxed),
+        local: me_node.local.load(Ordering::Relaxed),
+        rng: me_node.rng.load(Ordering::Relaxed),
+    }
+}
+
+/// We own the lock and a successor has replaced us as tail: waits for it
+/// to link itself, then hands the head role to it, or, for CNA, to the
+/// secondary queue flushed in front of it.
+#[inline]
+fn hand_head_on<R: Relax>(me_node: &Node, mut sec: Secondary, cna: Option<CnaCfg>, mut relax: R) {
+    let next = loop {
+        // Acquire: pairs with the successor's Release store of our `next`.
+        let n = me_node.next.load(Ordering::Acquire);
+        if n != 0 {
+            break n;
+        }
+        relax.relax();
+        #[cfg(all(ron_vm, not(loom), not(shuttle)))]
+        crate::relax::vm_idle(&mut relax, crate::sync::vm_addr(&me_node.next));
+    };
+    let succ = match cna {
+        Some(c) if sec.head != 0 => {
+            // SAFETY: `next` is queued behind us, so alive.
+            let other_group = unsafe { node(next) }.group != c.group;
+            if other_group || sec.local >= c.threshold {
+                // Flush: the secondary queue goes in front of the main one.
+                // SAFETY: `sec.tail` is on our secondary queue, so alive.
+                // Release: the node's owner reads it after becoming head.
+                unsafe { node(sec.tail) }
+                    .next
+                    .store(next, Ordering::Release); // mutants: kept, CNA secondary queue (docs/mutants.md)
+                let s = sec.head;
+                sec.head = 0;
+                sec.tail = 0;
+                sec.local = 0;
+                s
+            } else {
+                sec.local += 1;
+                next
+            }
+        }
+        _ => next,
+    };
+    // SAFETY: `succ` is queued (main or secondary queue), so alive.
+    unsafe { pass_head(succ, sec) };
 }
 
 /// Makes `succ` the queue head, handing it the secondary queue.

@@ -9,23 +9,16 @@
 //! on the flag: it waits on the lock word, TTAS-style, and claims the flag
 //! as soon as it is `UNCLAIMED` again. Without the claim step two threads would
 //! spin on one flag and a single grant would release both (the bug of the
-//! published code).
-//!
-//! Claiming again matters: a waiter that stayed unclaimed could only take
-//! the lock word in the instant between a release that found no claimer
-//! and the next fast-path CAS, and a thread re-locking in a loop on a
-//! running CPU wins that race almost every time. With two threads in one
-//! slot, one of them migrating, that starved the migrating thread for up to
-//! seconds per acquisition; claiming again makes the two alternate.
+//! published code); why it claims again: `docs/design.md`, "Oversubscription".
 //!
 //! ## States
-//! | `in_use` | flag of slot `s` | meaning |
-//! |---|---|---|
-//! | false | `UNCLAIMED` | unlocked, nobody claimed `s` |
-//! | false | `WAITING` | unlocked; `s`'s claimer is about to see it and CAS `in_use` |
-//! | true | `UNCLAIMED` | held; `s` unclaimed |
-//! | true | `WAITING` | held; `s`'s claimer spins on its flag |
-//! | true | `GRANTED` | the holder handed over to `s`'s claimer, who now owns the lock (and resets the flag to `UNCLAIMED`) |
+//! | row | `in_use` | flag of slot `s` | meaning |
+//! |---|---|---|---|
+//! | free | false | `UNCLAIMED` | unlocked, nobody claimed `s` |
+//! | free, claimed | false | `WAITING` | unlocked; `s`'s claimer is about to see it and CAS `in_use` |
+//! | held | true | `UNCLAIMED` | held; `s` unclaimed |
+//! | held, claimed | true | `WAITING` | held; `s`'s claimer spins on its flag |
+//! | granted | true | `GRANTED` | the holder handed over to `s`'s claimer, who now owns the lock (and resets the flag to `UNCLAIMED`) |
 //!
 //! `GRANTED` is only written by the holder, only over `WAITING`, and only
 //! while `in_use` stays true; its one claimer is the only thread that can
@@ -78,18 +71,9 @@ const UNCLAIMED: u8 = 0;
 const WAITING: u8 = 1;
 const GRANTED: u8 = 2;
 
-/// RON Algorithm 1 with a claim step: `S` slots of one flag each.
-///
-/// * **States:** `in_use`, and per slot a flag `UNCLAIMED` / `WAITING` /
-///   `GRANTED`; table in the [module docs](self).
-/// * **Guarantees:** mutual exclusion under any schedule and hint;
-///   progress; a thread that claimed its slot waits for at most `S - 1`
-///   other acquisitions plus one racing fast-path acquisition.
-/// * **Panics:** a claimer whose `Relax` panics gives its claim back (or
-///   takes a grant that beat it and hands the lock on), then unwinds; an
-///   unlock whose CPU hint panics releases the lock first.
-/// * **Cost:** `128 * (S + 1)` bytes; a load and a CAS, a scan of `S` flags and a
-///   store uncontended.
+/// RON Algorithm 1 with a claim step (`S` slots of one flag each), the
+/// paper's first lock kept as a reference. States, guarantees and cost: the
+/// [module docs](self).
 pub struct Ron<const S: usize, R: Relax = DefaultRelax> {
     in_use: InUse,
     flags: [CachePadded<AtomicU8>; S],
@@ -336,24 +320,23 @@ crate::raw_impl::impl_default_debug! {
 }
 
 #[cfg(not(loom))]
-// SAFETY: by the state table in the module docs, the holder, a pending
-// `GRANTED` flag or nobody owns the lock at every moment. `lock` and
-// `try_lock` return a guard only after taking ownership one of two ways: the
-// CAS `in_use` false -> true (Acquire, pairing with the Release store that
-// freed it), or, as the one claimer of slot `s` (claiming is a CAS `UNCLAIMED ->
-// WAITING`, so one thread per flag), an Acquire load that sees `GRANTED`,
-// pairing with the holder's Release CAS `WAITING -> GRANTED`. `GRANTED` is
-// written only by the holder, only over `WAITING`, and only while `in_use`
-// stays true, so nobody takes `in_use` while a grant is pending and only the
+// SAFETY: state table rows "free" -> "held" and "held, claimed" -> "granted",
+// with the invariant under the table (`GRANTED` only by the holder, only over
+// `WAITING`, `in_use` kept true). `lock` and `try_lock` return a guard only
+// after the CAS `in_use` false -> true (Acquire, pairing with the Release
+// store that freed it), or, as the one claimer of slot `s` (claiming is a CAS
+// `UNCLAIMED -> WAITING`, so one thread per flag), an Acquire load that sees
+// `GRANTED`, pairing with the holder's Release CAS `WAITING -> GRANTED`; by
+// the invariant nobody takes `in_use` while a grant is pending and only the
 // claimer consumes it. The slot is only a place to wait: a wrong,
 // out-of-range or stale CPU hint changes where the unlock's scan starts,
 // never who owns the lock. A claimer whose `Relax` panics withdraws with a
-// CAS `WAITING -> UNCLAIMED` that races the grant CAS; if the grant won it owns
-// the lock and releases it, so it unwinds owning nothing. `unlock` asks the
-// CPU hint only for a fast-path guard (`PlaceToken::NONE`); if the hint
-// panics it releases from slot 0 first, so it never unwinds holding the
-// lock. A forgotten guard leaves the lock held; claims are flags in the
-// lock, not nodes, so nothing dangles.
+// CAS `WAITING -> UNCLAIMED` that races the grant CAS; if the grant won it
+// owns the lock and releases it, so it unwinds owning nothing. `unlock` asks
+// the CPU hint only for a fast-path guard (`PlaceToken::NONE`); if the hint
+// panics it releases from slot 0 first, so it never unwinds holding the lock.
+// A forgotten guard leaves the lock held; claims are flags in the lock, not
+// nodes, so nothing dangles.
 unsafe impl<const S: usize, R: Relax> lock_api::RawMutex for Ron<S, R> {
     #[allow(clippy::declare_interior_mutable_const)]
     const INIT: Self = Self::new();

@@ -2,18 +2,16 @@
 //! futex, and whose releases wake the next *sleeping* waiter along the
 //! route (`std` only).
 //!
-//! Meant for services where threads outnumber CPUs: a spinning waiter
-//! steals the CPU the holder needs, a sleeping one does not. Waiters first
-//! spin on the lock word (an adaptive budget of looks), then *park*: they
-//! register in their slot (from the CPU hint, mapped through the
-//! [`route`](crate::route)) and sleep on the slot's futex word. A release
-//! frees the lock word and, if anybody is parked, wakes one sleeper of the
-//! first slot along the route after the releaser's own that has one, so
-//! wake-ups follow the route as RON handovers do. The woken thread competes
-//! for the lock word like a spinner: a running spinner may take the lock
-//! first, and the woken thread then parks again, unless it has been parked
-//! for [`HUNGER_AFTER`] already: then it *starves* and the next release
-//! hands the lock over to it directly (see "Starving waiters").
+//! Waiters first spin on the lock word (an adaptive budget of looks), then
+//! *park*: they register in their slot (from the CPU hint, mapped through
+//! the [`route`](crate::route)) and sleep on the slot's futex word. A
+//! release frees the lock word and, if anybody is parked, wakes one sleeper
+//! of the first slot along the route after the releaser's own that has one.
+//! The woken thread competes for the lock word like a spinner; if it has
+//! been parked for [`HUNGER_AFTER`] and loses, it *starves* and the next
+//! release hands the lock over to it directly. Why it is built this way
+//! (and the measurements behind the spin budget and the starving waiter):
+//! `docs/design.md`, "`RonPark`".
 //!
 //! ## States
 //! | field | meaning | written by |
@@ -30,6 +28,7 @@
 //! is one CAS of `lock` and freeing it one store, whatever the parked
 //! count, as in a test-and-set lock.
 //!
+//! ## Parking and waking
 //! A parking waiter: reads `epoch`, `sleepers += 1`, `state += 8`, a
 //! heavy fence, then looks at `lock`; if it is free it tries to take it
 //! instead of sleeping, else it sleeps while `epoch` is unchanged. A
@@ -38,8 +37,14 @@
 //! fails if that changed meanwhile), scans the slots from its own + 1
 //! along the route and, in the first with `sleepers != 0`, bumps `epoch`
 //! and wakes one sleeper. With `WAKING` set, releases wake nobody: one
-//! woken thread at a time competes for the lock, instead of one futex wake
-//! per release.
+//! woken thread at a time competes for the lock.
+//!
+//! A woken waiter first looks at the lock word *while still registered*
+//! (the spin phase's schedule of looks, until it sees the lock free), and
+//! only then competes and unparks. Its registration keeps `WAKING` set
+//! meanwhile, so the releases of a busy running thread wake nobody else.
+//! Only loads happen while it looks, so for the protocol it is a waiter
+//! slow to run after its wake-up.
 //!
 //! ## Why no wake-up is lost
 //! The parking waiter's check and the release's are a Dekker pair: each
@@ -48,30 +53,26 @@
 //! side, `futex::light_fence` on the release): on Linux, `membarrier(2)`
 //! with a compiler fence on the release (the VM prices that membarrier),
 //! elsewhere (and under loom, shuttle and Miri) `fence(SeqCst)` on both
-//! sides. Either way they order
-//! as two `SeqCst` fences would, so at least one side sees the other's
-//! write: if the waiter saw the lock held, the release that frees it sees
-//! the waiter's registration (or a later value of `state`). That release
-//! then, unless `WAKING` is set, claims it and finds a slot with
-//! `sleepers != 0`: the claim is an Acquire RMW of `state` that reads from
-//! the release sequence headed by the waiter's registration RMW, which
-//! its `sleepers` increment precedes (Release). It bumps that slot's
-//! `epoch`. This is what costs the parking side a syscall and spares the
-//! release any read-modify-write: parking is already a syscall.
+//! sides. Either way they order as two `SeqCst` fences would, so at least
+//! one side sees the other's write: if the waiter saw the lock held, the
+//! release that frees it sees the waiter's registration (or a later value
+//! of `state`). That release then, unless `WAKING` is set, claims it and
+//! finds a slot with `sleepers != 0`: the claim is an Acquire RMW of
+//! `state` that reads from the release sequence headed by the waiter's
+//! registration RMW, which its `sleepers` increment precedes (Release). It
+//! bumps that slot's `epoch`.
 //!
 //! The thread the scan counted in that slot need not be one that is asleep:
-//! it may have incremented `sleepers` and not yet done its `state` RMW. What
-//! matters is that it cannot sleep through the bump: it read `epoch`
-//! *before* its increment (Release), which the claim read (Acquire), so its
-//! read happens before the bump and cannot see it (coherence); its futex
-//! wait returns at once, or it never sleeps. Every thread that incremented
-//! `sleepers` then unparks, which clears `WAKING`, and is still competing
-//! for the lock (or, a timed waiter that gives up, passes the wake-up on,
-//! below). So a wake-up either reaches a sleeper or lands on a thread that
-//! keeps the lock moving; it is never spent on a thread that then sleeps
-//! with `WAKING` set and nobody left to clear it. (Reading `epoch` after
-//! the increment allowed exactly that: shuttle's randomized schedules with
-//! four threads found it, `tests/shuttle.rs`.) `epoch` itself needs no
+//! it may have incremented `sleepers` and not yet done its `state` RMW. It
+//! cannot sleep through the bump: it read `epoch` *before* its increment
+//! (Release), which the claim read (Acquire), so its read happens before
+//! the bump and cannot see it (coherence); its futex wait returns at once,
+//! or it never sleeps. Every thread that incremented `sleepers` then
+//! unparks, which clears `WAKING`, and is still competing for the lock (or,
+//! a timed waiter that gives up, passes the wake-up on, below). So a
+//! wake-up either reaches a sleeper or lands on a thread that keeps the
+//! lock moving; it is never spent on a thread that then sleeps with
+//! `WAKING` set and nobody left to clear it. `epoch` itself needs no
 //! ordering beyond that pair: the woken thread takes the lock through
 //! `lock`, which orders the data.
 //!
@@ -88,16 +89,6 @@
 //! itself; if the lock is held, its holder's release sees the unpark.
 //!
 //! ## Starving waiters
-//! A running thread that releases and at once takes the lock again (a
-//! short critical section, nothing in between) wins nearly every race
-//! against a woken sleeper, which needs microseconds to run. With every
-//! other thread parked, one thread can then keep the lock while the
-//! others wake, lose and park again, one at a time: measured on 2 CPUs
-//! (`ron bench`, 128 threads, nCS 0), a fairness factor of 0.94 with only
-//! 1.2 CPUs busy, in one run of many. `parking_lot` breaks such runs
-//! with a fair unlock about every half millisecond; this lock does it on
-//! the waiter's side:
-//!
 //! * A woken waiter that loses the lock, after its first sleep of this
 //!   acquisition began [`HUNGER_AFTER`] ago or more, sets `HUNGRY` (an RMW
 //!   that requires `HUNGRY` and `HANDOFF` clear: one starving waiter at a
@@ -106,9 +97,9 @@
 //!   `HUNGRY` is set, it swaps it for `HANDOFF` in one RMW (Release) and
 //!   returns *without freeing `lock`*: the starving waiter sees `HANDOFF`,
 //!   clears it and holds the lock (its unpark, an Acquire RMW of `state`
-//!   before the guard is returned, orders it after the release's RMW). No other thread can take the
-//!   lock meanwhile: `lock` never reads free. The lock was never free, so
-//!   this release owes no wake-up.
+//!   before the guard is returned, orders it after the release's RMW). No
+//!   other thread can take the lock meanwhile: `lock` never reads free.
+//!   The lock was never free, so this release owes no wake-up.
 //! * A release that looked before `HUNGRY` was set frees the lock as
 //!   usual; the starving waiter may then take it by CAS (and clears
 //!   `HUNGRY`: it holds the lock, so no release reads it before its own),
@@ -124,6 +115,11 @@
 //! the `WAKING` it was woken with; when it has the lock (or leaves) it
 //! unparks as any woken waiter does.
 //!
+//! ## Spin budget
+//! One budget per lock, in looks at the lock word (see `pause`). It doubles
+//! (up to [`SPIN_MAX`]) when a spinner takes the lock, and halves (down to
+//! [`SPIN_MIN`]) whenever a waiter has to sleep.
+//!
 //! ## Guarantees
 //! * Mutual exclusion: the lock is taken only by the CAS that sees `lock`
 //!   free, or by the starving waiter from a release that left `lock` set
@@ -135,45 +131,26 @@
 //!   woken sleeper (as with `parking_lot`'s default unfair unlock). A
 //!   waiter that has been parked for [`HUNGER_AFTER`] and is woken and
 //!   loses gets the lock from a following release (above).
+//! * Panics: the only user code is the CPU hint: `lock` asks it before
+//!   registering anything, and an unlock whose hint panics has released
+//!   the lock before it unwinds.
 //! * `RawMutexFair`: `unlock_fair` is a plain unlock (it hands over only to
 //!   a starving waiter, as every release does).
 //! * `RawMutexTimed`: a timed waiter gives up after its deadline, from the
 //!   spin phase (nothing to undo) or from its sleep (deregisters, then
 //!   passes on a wake-up it may have received).
 //!
-//! ## Fast paths while others sleep
-//! The parked count is not in the lock word, so registered sleepers slow
-//! neither fast path: an acquisition takes a free lock with one CAS, and a
-//! release with a wake-up already in flight (`WAKING`) or nobody parked
-//! is a store, a (compiler) fence and a load. Only a release that finds
-//! threads parked and no wake-up in flight runs the slow path (a claim,
-//! the slot scan and a futex wake).
-//!
-//! ## The woken waiter
-//! A woken waiter first looks at the lock word *while still registered*
-//! (the spin phase's schedule of looks, until it sees the lock free), and
-//! only then competes and unparks. Its registration keeps the `WAKING` of
-//! the release that woke it set meanwhile, so the releases of a busy
-//! running thread wake nobody else: one woken thread at a time, as long as
-//! it is looking. Only loads happen while it looks, so for the protocol it
-//! is a waiter slow to run after its wake-up.
-//!
-//! ## Spin budget
-//! One budget per lock, in looks at the lock word, separated by a
-//! `spin_loop` hint after the first and a `sched_yield` after every later
-//! one (see `pause` for the measurement behind it). The budget doubles
-//! (up to [`SPIN_MAX`]) when a spinner takes the lock, and halves (down
-//! to [`SPIN_MIN`]) whenever a waiter has to sleep, so it shrinks when
-//! threads outnumber CPUs and spinning stops paying, and grows back when
-//! handovers happen while waiters spin.
-//!
 //! ## Cost
-//! Bytes per lock: `128 * (S + 2)` (the lock and parked words, the budget
-//! and every slot on their own 128-byte pair of lines). Uncontended lock +
+//! Bytes per lock: `128 * (S + 2)`, **2304** for the default `S = 16` (the
+//! lock and parked words, the budget and every slot on their own 128-byte
+//! pair of lines). Uncontended lock +
 //! unlock: one CAS, a load and a store (with `membarrier`; a `SeqCst` fence
-//! more without it); a parking waiter pays one `membarrier` before it sleeps;
-//! the slot scan runs only when somebody is parked and no wake-up is in
-//! flight.
+//! more without it). The parked count is not in the lock word, so sleepers
+//! slow neither fast path: a release with a wake-up already in flight or
+//! nobody parked is a store, a (compiler) fence and a load; only one that
+//! finds threads parked and no wake-up in flight runs the slow path (a
+//! claim, the slot scan and a futex wake). A parking waiter pays one
+//! `membarrier` before it sleeps.
 //!
 //! ```
 //! use ron_core::RonPark;
@@ -237,18 +214,8 @@ const CLOCK_LOOKS: u32 = 1;
 
 /// Between two looks of the spin phase: one `spin_loop` hint after the
 /// first look (a holder on another CPU may be about to release), a
-/// `sched_yield` after every later one.
-///
-/// Why yields and not longer spins: on 2 CPUs at nCS 0, a spinning waiter
-/// keeps the lock's lines moving to its CPU (it takes the lock whenever it
-/// looks at a free moment), so the running holder pays a transfer for
-/// every handover it loses. A yielding waiter gives its CPU to the other
-/// threads queued there and looks once per switch. Measured side by side
-/// with `ron bench --locks ron-park,parking_lot --threads 8,32,128 --ncs 0
-/// --cs-lines 4 --duration 1`: with pauses of 1, 2, 4 .. 2048 hints,
-/// 0.76 to 0.96 of `parking_lot`'s throughput; with yields, 1.00 to 1.12.
-/// `parking_lot` waits the same way (three short spins, then up to seven
-/// yields, then it parks).
+/// `sched_yield` after every later one (why yields and not longer spins:
+/// `docs/design.md`, "`RonPark`").
 #[inline]
 fn pause(look: u32) {
     if look == 0 {
@@ -279,21 +246,10 @@ struct ParkSlot {
     epoch: AtomicU32,
 }
 
-/// A parking RON lock with `S` slots: waiters spin, then sleep on a futex.
-///
-/// * **States:** the lock word, the `state` word (`WAKING`, `HUNGRY`,
-///   `HANDOFF`, parked count) and per slot its sleeper count and futex
-///   epoch; table in the [module docs](self).
-/// * **Guarantees:** mutual exclusion (the lock is taken by the CAS that
-///   sees it free, or handed over by a release that never frees it);
-///   progress (while threads are parked and the lock is free, a wake-up is
-///   on its way); no strict waiting bound, but a woken waiter parked for
-///   [`HUNGER_AFTER`] that loses gets the lock handed over by a following
-///   release.
-/// * **Panics:** the only user code is the CPU hint: `lock` asks it before
-///   registering anything, and an unlock whose hint panics has released
-///   the lock before it unwinds.
-/// * **Cost:** `128 * (S + 2)` bytes; one CAS and a store uncontended.
+/// A parking RON lock with `S` slots (waiters spin, then sleep on a
+/// futex), for services where threads outnumber CPUs: a sleeping waiter
+/// does not steal the CPU the holder needs. States, guarantees and cost:
+/// the [module docs](self).
 pub struct RonPark<const S: usize = DEFAULT_SLOTS> {
     word: CachePadded<Word>,
     spin: CachePadded<AtomicU32>,
@@ -717,25 +673,23 @@ crate::raw_impl::impl_default_debug! {
 }
 
 #[cfg(not(loom))]
-// SAFETY: by the state table in the module docs, the lock is held exactly
-// while `lock` is `LOCKED`. `lock` and `try_lock` return a guard only after
-// a CAS of `lock` that found it free and set it (Acquire, pairing with the
-// release's Release store that freed it), or, for the one starving waiter,
-// after it cleared the `HANDOFF` that the holder's release set instead of
-// freeing `lock` and then unparked (an AcqRel RMW of `state` that reads
-// from the release sequence of that release's RMW, whose Release publishes
-// its critical section); only the
+// SAFETY: state table rows `lock` and `state` bits 1 and 2 (`HUNGRY`,
+// `HANDOFF`). `lock` and `try_lock` return a guard only after a CAS of `lock`
+// that found it free and set it (Acquire, pairing with the release's Release
+// store that freed it), or, for the one starving waiter, after it cleared the
+// `HANDOFF` that the holder's release set instead of freeing `lock` and then
+// unparked (an AcqRel RMW of `state` that reads from the release sequence of
+// that release's RMW, whose Release publishes its critical section); only the
 // holder's release writes `lock` otherwise, and a release that handed over
-// leaves it `LOCKED`, so one thread owns the lock at a time. The parked
-// count, `WAKING`, slots, sleepers and futex wake-ups only decide who is
-// woken to compete for `lock`; a wrong, out-of-range or stale CPU hint
-// moves a sleeper to another slot, never past the CAS. The only user code
-// is the CPU hint provider: `lock` asks it before registering anything, so
-// a panic there leaves nothing behind; `unlock` frees `lock` before it
-// asks the hint for the wake-up scan (and wakes from slot 0 if the hint
-// panics), so it never unwinds holding the lock nor drops a wake-up it
-// owes. A forgotten guard leaves the lock held; nothing dangles (sleepers
-// are counts in the lock).
+// leaves it `LOCKED`, so one thread owns the lock at a time. The other rows
+// (`WAKING`, the parked count, `sleepers`, `epoch`) only decide who is woken
+// to compete for `lock`; a wrong, out-of-range or stale CPU hint moves a
+// sleeper to another slot, never past the CAS. The only user code is the CPU
+// hint provider: `lock` asks it before registering anything, so a panic there
+// leaves nothing behind; `unlock` frees `lock` before it asks the hint for
+// the wake-up scan (and wakes from slot 0 if the hint panics), so it never
+// unwinds holding the lock nor drops a wake-up it owes. A forgotten guard
+// leaves the lock held; nothing dangles (sleepers are counts in the lock).
 unsafe impl<const S: usize> lock_api::RawMutex for RonPark<S> {
     #[allow(clippy::declare_interior_mutable_const)]
     const INIT: Self = Self::new();

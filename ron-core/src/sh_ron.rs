@@ -30,11 +30,11 @@
 //! | 32..64 | column + 1, or 0 for none | CAS once from 0; reset in `Drop` |
 //!
 //! ## Table bits (row `r`, this lock's column)
-//! | `IN_USE` | `PENDING` | `GRANTED` | meaning |
-//! |---|---|---|---|
-//! | any | 0 | 0 | nobody claimed row `r` |
-//! | any | 1 | 0 | `r`'s claimer waits (only it may clear the bits) |
-//! | 1 | 1 | 1 | the holder handed the lock to `r`'s claimer, who owns it now |
+//! | row | `IN_USE` | `PENDING` | `GRANTED` | meaning |
+//! |---|---|---|---|---|
+//! | unclaimed | any | 0 | 0 | nobody claimed row `r` |
+//! | claimed | any | 1 | 0 | `r`'s claimer waits (only it may clear the bits) |
+//! | granted | 1 | 1 | 1 | the holder handed the lock to `r`'s claimer, who owns it now |
 //!
 //! `GRANTED` is set only by the holder, only over `PENDING` (a CAS that
 //! finds it set), only while `IN_USE` stays set; only the claimer reads it.
@@ -296,20 +296,8 @@ impl Default for ShTable {
 }
 
 /// The compact RON lock: one word plus a share of the process-wide wait
-/// table.
-///
-/// * **States:** the lock word (`IN_USE`, waiter count, column) and this
-///   lock's two bits per row of the table; tables in the
-///   [module docs](self).
-/// * **Guarantees:** mutual exclusion under any schedule and hint;
-///   progress; a thread that claimed its row waits for at most
-///   `MAX_CPUS_IN_TABLE - 1` other grants plus one racing fast-path
-///   acquisition (no bound for threads that could not claim a row).
-/// * **Panics:** a claimer whose `Relax` panics clears its row (or takes a
-///   grant that beat it and hands the lock on), then unwinds; an unlock
-///   whose CPU hint panics releases the lock first.
-/// * **Cost:** 8 bytes per lock, plus the shared table; a load and a
-///   `fetch_or`, a load and a `fetch_and` uncontended.
+/// table, for many locks with RON's per-CPU order. States, guarantees and
+/// cost: the [module docs](self).
 pub struct ShRon<R: Relax = DefaultRelax> {
     word: AtomicU64,
     #[cfg(loom)]
@@ -655,19 +643,18 @@ crate::raw_impl::impl_default_debug! {
 }
 
 #[cfg(not(loom))]
-// SAFETY: by the lock word and table-bit tables in the module docs, the
-// holder, a pending `GRANTED` bit in one row of this lock's column or nobody
-// owns the lock at every moment. `lock` and `try_lock` return a guard only
-// after taking ownership one of two ways: a `fetch_or(IN_USE)` that found
-// `IN_USE` clear (Acquire, pairing with the Release `fetch_and` that cleared
-// it), or, as the one claimer of row `r` (claiming is a `fetch_or(PENDING)`
-// that found it clear), an Acquire load that sees its `GRANTED` bit, pairing
-// with the holder's Release CAS that set it over `PENDING` while `IN_USE`
-// stayed set. A waiter that holds no row (shared row, full table, no
-// column) waits on `IN_USE` alone. The row is only a place to wait: a wrong,
-// out-of-range or stale CPU hint changes where the unlock's scan starts,
-// never who owns the lock. A claimer whose `Relax` panics clears both its
-// bits with one Acquire `fetch_and`; if that finds `GRANTED` it owns the
+// SAFETY: lock word bit 0 (`IN_USE`) and table-bit rows "claimed" ->
+// "granted", with the invariant under the tables (so the holder, a pending
+// `GRANTED` bit or nobody owns the lock). `lock` and `try_lock` return a
+// guard only after a `fetch_or(IN_USE)` that found `IN_USE` clear (Acquire,
+// pairing with the Release `fetch_and` that cleared it), or, as the one
+// claimer of row `r` (claiming is a `fetch_or(PENDING)` that found it clear),
+// an Acquire load that sees its `GRANTED` bit, pairing with the holder's
+// Release CAS that set it. A waiter that holds no row (shared row, full
+// table, no column) waits on `IN_USE` alone. The row is only a place to wait:
+// a wrong, out-of-range or stale CPU hint changes where the unlock's scan
+// starts, never who owns the lock. A claimer whose `Relax` panics clears both
+// its bits with one Acquire `fetch_and`; if that finds `GRANTED` it owns the
 // lock and releases it, so it unwinds owning nothing. `lock` may allocate a
 // table page (`std`, first contention of a column) before it waits; an
 // allocation failure aborts as in any `Box::new`, and a page is never freed

@@ -47,14 +47,8 @@ use core::marker::PhantomData;
 use crate::flag::TasFlag;
 use crate::relax::{DefaultRelax, Relax};
 
-/// Test-and-set spinlock: one flag, every look a CAS.
-///
-/// * **States:** `locked` false (unlocked) or true (held); see the
-///   [module docs](self).
-/// * **Guarantees:** mutual exclusion, progress; no waiting bound.
-/// * **Panics:** a panicking `Relax` unwinds out of `lock` with nothing to
-///   undo; unlock runs no user code.
-/// * **Cost:** 1 byte; one CAS and one store uncontended.
+/// Test-and-set spinlock, the baseline that shows what every waiter's CAS
+/// costs. States, guarantees and cost: the [module docs](self).
 pub struct Tas<R: Relax = DefaultRelax> {
     locked: TasFlag,
     _relax: PhantomData<fn() -> R>,
@@ -130,16 +124,15 @@ crate::raw_impl::impl_default_debug! {
 }
 
 #[cfg(not(loom))]
-// SAFETY: by the state table in the module docs, the lock is held exactly
-// while `locked` is true. `lock` and `try_lock` return only after their own
-// CAS `false -> true` succeeded (Acquire on success), and one `true` admits
-// one CAS winner until the holder's `unlock` stores `false` (Release), so at
-// most one guard exists at a time and each critical section happens-before
-// the next. Waiting publishes nothing: a `Relax` policy that panics unwinds
-// out of `lock` owning nothing and leaving `locked` as it was. `unlock` runs
-// no user code and ignores the CPU hint. A forgotten guard leaves the lock
-// held, nothing dangling; the lock has no address-dependent state, so moving
-// it while unlocked is plain memory.
+// SAFETY: state table rows `false` and `true`. `lock` and `try_lock` return
+// only after their own CAS `false -> true` succeeded (Acquire on success),
+// and one `true` admits one CAS winner until the holder's `unlock` stores
+// `false` (Release), so at most one guard exists at a time and each critical
+// section happens-before the next. Waiting publishes nothing: a `Relax`
+// policy that panics unwinds out of `lock` owning nothing and leaving
+// `locked` as it was. `unlock` runs no user code and ignores the CPU hint. A
+// forgotten guard leaves the lock held, nothing dangling; the lock has no
+// address-dependent state, so moving it while unlocked is plain memory.
 unsafe impl<R: Relax> lock_api::RawMutex for Tas<R> {
     #[allow(clippy::declare_interior_mutable_const)]
     const INIT: Self = Self::new();

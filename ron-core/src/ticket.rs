@@ -69,11 +69,11 @@ impl TicketCore {
     /// Takes a ticket and waits for it to be served; `lock` names the lock
     /// in the abort message if `R` panics while we hold a ticket.
     #[inline]
-    pub(crate) fn lock<R: Relax>(&self, lock: &'static str) {
+    pub(crate) fn acquire<R: Relax>(&self, lock: &'static str) {
         // Relaxed: the ticket only orders waiters; ownership is taken by
         // the Acquire load of `serving` below.
         let t = self.next.fetch_add(1, Ordering::Relaxed);
-        // Acquire: pairs with the Release store of `serving` in `unlock`.
+        // Acquire: pairs with the Release store of `serving` in `release`.
         if self.serving.load(Ordering::Acquire) != t {
             self.wait_for::<R>(t, lock);
         }
@@ -87,7 +87,7 @@ impl TicketCore {
     fn wait_for<R: Relax>(&self, t: u32, lock: &'static str) {
         let ticketed = AbortOnUnwind::new(lock);
         let mut relax = R::default();
-        // Acquire: as in `lock`.
+        // Acquire: as in `acquire`.
         while self.serving.load(Ordering::Acquire) != t {
             relax.relax();
             #[cfg(all(ron_vm, not(loom), not(shuttle)))]
@@ -98,7 +98,7 @@ impl TicketCore {
 
     /// Takes the lock if nobody holds or waits for it.
     #[inline]
-    pub(crate) fn try_lock(&self) -> bool {
+    pub(crate) fn try_acquire(&self) -> bool {
         // Acquire: if `s` was written by an unlock, its critical section
         // happens-before ours. mutants: not load-bearing alone: the Acquire
         // RMW in `confirm_served` reads the same unlock's store, so loom
@@ -134,7 +134,7 @@ impl TicketCore {
     /// # Safety
     /// The caller holds the lock.
     #[inline]
-    pub(crate) unsafe fn unlock(&self) {
+    pub(crate) unsafe fn release(&self) {
         // Relaxed: only the holder writes `serving`.
         let s = self.serving.load(Ordering::Relaxed);
         // Release: publishes the critical section to the next ticket's owner.
@@ -149,16 +149,8 @@ impl TicketCore {
     }
 }
 
-/// FIFO ticket lock: two counters, `next` (tickets handed out) and
-/// `serving` (the ticket that holds the lock).
-///
-/// * **States:** held iff `next != serving`, with `next - serving - 1`
-///   waiters; see the [module docs](self).
-/// * **Guarantees:** mutual exclusion, progress, FIFO (a waiter with `q`
-///   tickets ahead enters after exactly `q` acquisitions).
-/// * **Panics:** a `Relax` panic while holding a ticket aborts the process;
-///   unlock runs no user code.
-/// * **Cost:** 8 bytes; one `fetch_add` and one store uncontended.
+/// FIFO ticket lock in 8 bytes, for when the order must be strict and the
+/// lock small. States, guarantees and cost: the [module docs](self).
 pub struct Ticket<R: Relax = DefaultRelax> {
     core: TicketCore,
     _relax: PhantomData<fn() -> R>,
@@ -175,13 +167,13 @@ impl<R: Relax> Ticket<R> {
     /// Takes a ticket and waits for it to be served.
     #[inline]
     pub fn acquire(&self) {
-        self.core.lock::<R>("Ticket");
+        self.core.acquire::<R>("Ticket");
     }
 
     /// Takes the lock if nobody holds or waits for it.
     #[inline]
     pub fn try_acquire(&self) -> Option<()> {
-        self.core.try_lock().then_some(())
+        self.core.try_acquire().then_some(())
     }
 
     /// Releases the lock to the next ticket.
@@ -191,7 +183,7 @@ impl<R: Relax> Ticket<R> {
     #[inline]
     pub unsafe fn release(&self, _guard: ()) {
         // SAFETY: forwarded contract.
-        unsafe { self.core.unlock() }
+        unsafe { self.core.release() }
     }
 
     /// Whether the lock is held (a momentary snapshot).
@@ -206,19 +198,18 @@ crate::raw_impl::impl_default_debug! {
 }
 
 #[cfg(not(loom))]
-// SAFETY: by the state table in the module docs, the lock is held by the
-// owner of ticket `serving`, and only while `next != serving`. `lock` takes
-// a ticket with a Relaxed `fetch_add` (no two threads get the same ticket:
-// it is one RMW) and owns the lock from the moment an Acquire load of
-// `serving` returns that ticket; `serving` is written only by the holder's
-// `unlock` (a Release store of ticket + 1), so exactly one thread is served
-// at a time and each critical section happens-before the next. `try_lock`
-// owns the lock only if its CAS on `next` took the served ticket `s` on an
-// empty queue, confirmed by an Acquire RMW on `serving` (a 2^32 wrap during
-// a stall cannot hand it a stale ticket). A `Relax` panic while holding a
-// ticket aborts the process (the ticket cannot be given back), so `lock`
-// never unwinds with a ticket out; `unlock` runs no user code and ignores
-// the CPU hint. A forgotten guard leaves the lock held, nothing dangling.
+// SAFETY: state table rows `0` and `k >= 1`. `lock` takes a ticket with a
+// Relaxed `fetch_add` (no two threads get the same ticket: it is one RMW) and
+// owns the lock from the moment an Acquire load of `serving` returns that
+// ticket; `serving` is written only by the holder's `unlock` (a Release store
+// of ticket + 1), so exactly one thread is served at a time and each critical
+// section happens-before the next. `try_lock` owns the lock only if its CAS
+// on `next` took the served ticket `s` on an empty queue, confirmed by an
+// Acquire RMW on `serving` (a 2^32 wrap during a stall cannot hand it a stale
+// ticket). A `Relax` panic while holding a ticket aborts the process (the
+// ticket cannot be given back), so `lock` never unwinds with a ticket out;
+// `unlock` runs no user code and ignores the CPU hint. A forgotten guard
+// leaves the lock held, nothing dangling.
 unsafe impl<R: Relax> lock_api::RawMutex for Ticket<R> {
     #[allow(clippy::declare_interior_mutable_const)]
     const INIT: Self = Self::new();
@@ -257,7 +248,7 @@ unsafe impl<R: Relax> lock_api::RawMutexFair for Ticket<R> {
     }
 }
 
-/// After `try_lock` took ticket `s` by a CAS on `next`: makes sure `s` is
+/// After `try_acquire` took ticket `s` by a CAS on `next`: makes sure `s` is
 /// served and that we are ordered after its previous owner. The Acquire load
 /// of `serving` before the CAS normally did both, but a thread stalled
 /// between the load and the CAS while 2^32 acquisitions wrapped the
@@ -271,7 +262,7 @@ unsafe impl<R: Relax> lock_api::RawMutexFair for Ticket<R> {
 fn confirm_served(serving: &AtomicU32, s: u32) {
     // Acquire: see above. Adding 0 leaves the value to the holder's store.
     // mutants: load-bearing only after a 2^32 wrap during a stall, which no
-    // model reaches; otherwise `try_lock`'s Acquire load covers it.
+    // model reaches; otherwise `try_acquire`'s Acquire load covers it.
     if serving.fetch_add(0, Ordering::Acquire) != s {
         wait_served(serving, s);
     }

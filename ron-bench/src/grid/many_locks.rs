@@ -1,6 +1,7 @@
 //! The many-locks grid: every (lock, threads, number of locks) point of
 //! [`many_locks`](crate::workload::many_locks), run `repeat` times.
 
+use super::rounds::run_rounds;
 use crate::error::BenchError;
 use crate::limits;
 use crate::registry::LockEntry;
@@ -86,10 +87,9 @@ impl ManyLocksGrid {
     /// the skipped points.
     pub fn run(
         &self,
-        mut progress: impl FnMut(usize, usize, &str),
+        progress: impl FnMut(usize, usize, &str),
     ) -> Result<ManyLocksOutcome, BenchError> {
         self.validate()?;
-        let total = self.runs();
         let mut points: Vec<(&LockEntry, ManyLocksConfig, Vec<ManyLocksStats>)> = Vec::new();
         for &t in &self.threads {
             for &n in &self.n_locks {
@@ -99,23 +99,12 @@ impl ManyLocksGrid {
             }
         }
         let mut skipped: Vec<SkippedPoint> = Vec::new();
-        let mut done = 0;
-        let mut interrupted = false;
-        'rounds: for rep in 0..self.repeat {
-            for (lock, cfg, runs) in &mut points {
-                progress(
-                    done,
-                    total,
-                    &format!(
-                        "{} t={} n={} run {}/{}",
-                        lock.name(),
-                        cfg.threads,
-                        cfg.n_locks,
-                        rep + 1,
-                        self.repeat
-                    ),
-                );
-                done += 1;
+        let interrupted = run_rounds(
+            &mut points,
+            self.repeat,
+            progress,
+            |(lock, cfg, _)| format!("{} t={} n={}", lock.name(), cfg.threads, cfg.n_locks),
+            |(lock, cfg, runs)| {
                 match (lock.many_locks)(cfg) {
                     // A run cut short during its warm-up measured nothing.
                     Ok(s) if s.per_thread.iter().sum::<u64>() == 0 && stop::requested() => {}
@@ -133,15 +122,8 @@ impl ManyLocksGrid {
                         }
                     }
                 }
-                if stop::requested() {
-                    interrupted = true;
-                    break 'rounds;
-                }
-            }
-        }
-        if !interrupted {
-            progress(total, total, "done");
-        }
+            },
+        );
         let mut rows: Vec<ManyLocksRow> = points
             .iter()
             .filter(|(_, _, runs)| !runs.is_empty())

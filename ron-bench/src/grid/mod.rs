@@ -4,6 +4,7 @@
 //! for each repeat.
 
 mod many_locks;
+mod rounds;
 mod rw;
 
 pub use many_locks::{ManyLocksGrid, ManyLocksOutcome, SkippedPoint};

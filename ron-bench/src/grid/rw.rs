@@ -2,6 +2,7 @@
 //! [`rw`](crate::workload::rw), run `repeat` times, the locks interleaved
 //! within each repeat.
 
+use super::rounds::run_rounds;
 use crate::error::BenchError;
 use crate::limits;
 use crate::stop;
@@ -81,50 +82,32 @@ impl RwGrid {
 
     /// Runs every point, calling `progress(done, total, label)` before
     /// each run; returns the rows with their ratios to parking_lot.
-    pub fn run(
-        &self,
-        mut progress: impl FnMut(usize, usize, &str),
-    ) -> Result<RwOutcome, BenchError> {
+    pub fn run(&self, progress: impl FnMut(usize, usize, &str)) -> Result<RwOutcome, BenchError> {
         self.validate()?;
-        let total = self.runs();
         let mut points: Vec<(&RwEntry, RwConfig, Vec<RwStats>)> = Vec::new();
         for cfg in self.configs() {
             for lock in &self.locks {
                 points.push((lock, cfg.clone(), Vec::new()));
             }
         }
-        let mut done = 0;
-        let mut interrupted = false;
-        'rounds: for rep in 0..self.repeat {
-            for (lock, cfg, runs) in &mut points {
-                progress(
-                    done,
-                    total,
-                    &format!(
-                        "{} t={} read={}% ncs={} run {}/{}",
-                        lock.name,
-                        cfg.base.threads,
-                        cfg.read_pct,
-                        cfg.base.ncs_ns,
-                        rep + 1,
-                        self.repeat
-                    ),
-                );
-                done += 1;
+        let interrupted = run_rounds(
+            &mut points,
+            self.repeat,
+            progress,
+            |(lock, cfg, _)| {
+                format!(
+                    "{} t={} read={}% ncs={}",
+                    lock.name, cfg.base.threads, cfg.read_pct, cfg.base.ncs_ns
+                )
+            },
+            |(lock, cfg, runs)| {
                 let s = (lock.run)(cfg);
                 // A run cut short during its warm-up measured nothing.
                 if !(s.total() == 0 && stop::requested()) {
                     runs.push(s);
                 }
-                if stop::requested() {
-                    interrupted = true;
-                    break 'rounds;
-                }
-            }
-        }
-        if !interrupted {
-            progress(total, total, "done");
-        }
+            },
+        );
         let mut rows: Vec<RwRow> = points
             .iter()
             .filter(|(_, _, runs)| !runs.is_empty())

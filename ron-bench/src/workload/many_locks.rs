@@ -24,18 +24,17 @@
 //! runner returns [`Skipped`] with the reason, and the grid reports it.
 
 use std::sync::Barrier;
-use std::sync::atomic::{AtomicU8, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use ron_stats::{SplitMix64, mean_sd, ratio, ratio_sd};
 use serde::{Deserialize, Serialize};
 
+use super::phase::{MEASURE, Phase, STOP};
 use crate::clock;
 use crate::error::BenchError;
 use crate::limits;
 use crate::mutex::{BenchMutex, MutexFamily};
 use crate::pin::{self, Pinning};
-use crate::stop;
 
 pub use crate::limits::MAX_LOCKS;
 /// Default bound on the memory the locks of one point may take (1 GiB).
@@ -164,10 +163,6 @@ pub fn memory_note(lock: &str) -> Option<&'static str> {
     }
 }
 
-const WARMUP: u8 = 0;
-const MEASURE: u8 = 1;
-const STOP: u8 = 2;
-
 /// Runs the many-locks workload once with lock family `F`, or skips it
 /// when its locks would take more than `cfg.max_lock_bytes`.
 pub fn run<F: MutexFamily>(cfg: &ManyLocksConfig) -> Result<ManyLocksStats, Skipped> {
@@ -188,7 +183,7 @@ pub fn run<F: MutexFamily>(cfg: &ManyLocksConfig) -> Result<ManyLocksStats, Skip
     give_back_free_memory();
     let rss_before = current_rss();
     let locks: Vec<F::Mutex<u64>> = (0..cfg.n_locks).map(|_| BenchMutex::new(0)).collect();
-    let phase = AtomicU8::new(WARMUP);
+    let phase = Phase::new();
     let barrier = Barrier::new(cfg.threads + 1);
     let order = pin::cpu_order();
     let n = cfg.n_locks;
@@ -207,9 +202,7 @@ pub fn run<F: MutexFamily>(cfg: &ManyLocksConfig) -> Result<ManyLocksStats, Skip
                     let (mut measured, mut all) = (0u64, 0u64);
                     barrier.wait();
                     loop {
-                        // Relaxed: the phase only steers when to count and
-                        // stop; the results travel through `join`.
-                        let ph = phase.load(Ordering::Relaxed);
+                        let ph = phase.get();
                         if ph == STOP {
                             break;
                         }
@@ -226,25 +219,7 @@ pub fn run<F: MutexFamily>(cfg: &ManyLocksConfig) -> Result<ManyLocksStats, Skip
             })
             .collect();
         barrier.wait();
-        // A stop request (Ctrl-C) ends the warm-up or the measured window
-        // at once; one during the warm-up measures nothing.
-        let (elapsed, cpu_s) = if stop::sleep(cfg.warmup) {
-            // Relaxed: see the load above.
-            phase.store(MEASURE, Ordering::Relaxed);
-            let cpu0 = clock::process_cpu_time();
-            let start = Instant::now();
-            stop::sleep(cfg.duration);
-            phase.store(STOP, Ordering::Relaxed);
-            let elapsed = start.elapsed();
-            let cpu_s = match (cpu0, clock::process_cpu_time()) {
-                (Some(a), Some(b)) => Some(b.saturating_sub(a).as_secs_f64()),
-                _ => None,
-            };
-            (elapsed, cpu_s)
-        } else {
-            phase.store(STOP, Ordering::Relaxed);
-            (Duration::ZERO, None)
-        };
+        let (elapsed, cpu_s) = phase.run_window(cfg.warmup, cfg.duration);
         let outs: Vec<(u64, u64)> = handles
             .into_iter()
             .map(|h| h.join().expect("benchmark thread panicked"))

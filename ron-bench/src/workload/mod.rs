@@ -20,13 +20,15 @@ pub mod corunner;
 pub mod kv;
 pub mod many_locks;
 pub mod micro;
+mod phase;
 pub mod ron_micro;
 pub mod rw;
 
 use std::sync::Barrier;
-use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
+use self::phase::{MEASURE, Phase, STOP};
 use crate::clock;
 use crate::error::BenchError;
 use crate::limits;
@@ -34,7 +36,6 @@ pub use crate::limits::{MAX_DURATION, MAX_THREADS};
 use crate::metrics::{self, Percentiles};
 use crate::mutex::{BenchMutex, MutexFamily};
 use crate::pin::{self, Pinning};
-use crate::stop;
 use ron_stats::SplitMix64;
 
 /// Parameters shared by the lock-loop workloads.
@@ -141,10 +142,6 @@ struct Shared<T> {
     last_owner: usize,
 }
 
-const WARMUP: u8 = 0;
-const MEASURE: u8 = 1;
-const STOP: u8 = 2;
-
 /// What one thread brings back.
 struct ThreadOut {
     measured: u64,
@@ -205,7 +202,7 @@ where
         last_exit: 0,
         last_owner: usize::MAX,
     });
-    let phase = AtomicU8::new(WARMUP);
+    let phase = Phase::new();
     let waiting = Waiting(AtomicUsize::new(0));
     let barrier = Barrier::new(cfg.threads + 1);
     let order = pin::cpu_order();
@@ -235,9 +232,7 @@ where
                     };
                     barrier.wait();
                     loop {
-                        // Relaxed: the phase only steers when to count and
-                        // stop; the results travel through `join`.
-                        let ph = phase.load(Ordering::Relaxed);
+                        let ph = phase.get();
                         if ph == STOP {
                             break;
                         }
@@ -293,25 +288,7 @@ where
             })
             .collect();
         barrier.wait();
-        // A stop request (Ctrl-C) ends the warm-up or the measured window
-        // at once; one during the warm-up measures nothing.
-        let (elapsed, cpu_s) = if stop::sleep(cfg.warmup) {
-            // Relaxed: see the load above.
-            phase.store(MEASURE, Ordering::Relaxed);
-            let cpu0 = clock::process_cpu_time();
-            let start = Instant::now();
-            stop::sleep(cfg.duration);
-            phase.store(STOP, Ordering::Relaxed);
-            let elapsed = start.elapsed();
-            let cpu_s = match (cpu0, clock::process_cpu_time()) {
-                (Some(a), Some(b)) => Some(b.saturating_sub(a).as_secs_f64()),
-                _ => None,
-            };
-            (elapsed, cpu_s)
-        } else {
-            phase.store(STOP, Ordering::Relaxed);
-            (Duration::ZERO, None)
-        };
+        let (elapsed, cpu_s) = phase.run_window(cfg.warmup, cfg.duration);
         let outs: Vec<ThreadOut> = handles
             .into_iter()
             .map(|h| h.join().expect("benchmark thread panicked"))

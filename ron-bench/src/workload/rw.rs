@@ -24,18 +24,17 @@
 use std::collections::HashMap;
 use std::hint::black_box;
 use std::sync::Barrier;
-use std::sync::atomic::{AtomicU8, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use ron_stats::{SplitMix64, mean_sd, ratio, ratio_sd};
 use serde::{Deserialize, Serialize};
 
+use super::phase::{MEASURE, Phase, STOP};
 use crate::clock;
 use crate::error::BenchError;
 use crate::limits;
 use crate::names::name_key;
 use crate::pin::{self, Pinning};
-use crate::stop;
 use crate::workload::LoopConfig;
 
 /// Keys of the `rw-map` workload's map.
@@ -262,10 +261,6 @@ impl Section for MapData {
     }
 }
 
-const WARMUP: u8 = 0;
-const MEASURE: u8 = 1;
-const STOP: u8 = 2;
-
 /// Runs one reader-writer workload with lock family `F`.
 pub fn run<F: RwFamily>(cfg: &RwConfig) -> RwStats {
     match cfg.shape {
@@ -292,7 +287,7 @@ type ThreadOut = (u64, u64, u64, u64);
 fn drive<F: RwFamily, D: Section>(cfg: &RwConfig, data: D) -> RwStats {
     clock::calibrate();
     let lock = <F::Lock<D> as BenchRw<D>>::new(data);
-    let phase = AtomicU8::new(WARMUP);
+    let phase = Phase::new();
     let barrier = Barrier::new(cfg.base.threads + 1);
     let order = pin::cpu_order();
     let (ncs, read_pct) = (cfg.base.ncs_ns, cfg.read_pct as usize);
@@ -311,9 +306,7 @@ fn drive<F: RwFamily, D: Section>(cfg: &RwConfig, data: D) -> RwStats {
                     let mut out: ThreadOut = (0, 0, 0, 0);
                     barrier.wait();
                     loop {
-                        // Relaxed: the phase only steers when to count and
-                        // stop; the results travel through `join`.
-                        let ph = phase.load(Ordering::Relaxed);
+                        let ph = phase.get();
                         if ph == STOP {
                             break;
                         }
@@ -340,25 +333,7 @@ fn drive<F: RwFamily, D: Section>(cfg: &RwConfig, data: D) -> RwStats {
             })
             .collect();
         barrier.wait();
-        // A stop request (Ctrl-C) ends the warm-up or the measured window
-        // at once; one during the warm-up measures nothing.
-        let (elapsed, cpu_s) = if stop::sleep(cfg.base.warmup) {
-            // Relaxed: see the load above.
-            phase.store(MEASURE, Ordering::Relaxed);
-            let cpu0 = clock::process_cpu_time();
-            let start = Instant::now();
-            stop::sleep(cfg.base.duration);
-            phase.store(STOP, Ordering::Relaxed);
-            let elapsed = start.elapsed();
-            let cpu_s = match (cpu0, clock::process_cpu_time()) {
-                (Some(a), Some(b)) => Some(b.saturating_sub(a).as_secs_f64()),
-                _ => None,
-            };
-            (elapsed, cpu_s)
-        } else {
-            phase.store(STOP, Ordering::Relaxed);
-            (Duration::ZERO, None)
-        };
+        let (elapsed, cpu_s) = phase.run_window(cfg.base.warmup, cfg.base.duration);
         let outs: Vec<ThreadOut> = handles
             .into_iter()
             .map(|h| h.join().expect("benchmark thread panicked"))

@@ -67,6 +67,25 @@ pub fn opt(x: Option<f64>, prec: usize) -> String {
         .map_or_else(|| "-".into(), |v| format!("{v:.prec$}"))
 }
 
+/// The lock column: its name, flagged when the row failed its exclusion
+/// check.
+fn lock_cell(lock: &str, exclusion_ok: bool) -> String {
+    if exclusion_ok {
+        lock.to_string()
+    } else {
+        format!("{lock} (EXCLUSION FAILED)")
+    }
+}
+
+/// A throughput's standard deviation over the runs, or `-` for one run.
+fn sd_cell(sd: f64, repeats: usize) -> String {
+    if repeats > 1 {
+        format!("{sd:.3}")
+    } else {
+        "-".into()
+    }
+}
+
 /// The table of lock-loop rows (the columns are explained in the README).
 /// The `CS data ns` and `waiters` columns appear when some row has them
 /// (`ron-micro`); other rows show `-` there.
@@ -98,19 +117,11 @@ pub fn bench(rows: &[BenchRow]) -> String {
         .iter()
         .map(|r| {
             let mut cells = vec![
-                if r.exclusion_ok {
-                    r.lock.clone()
-                } else {
-                    format!("{} (EXCLUSION FAILED)", r.lock)
-                },
+                lock_cell(&r.lock, r.exclusion_ok),
                 r.threads.to_string(),
                 format!("{:.0}", r.ncs_ns),
                 format!("{:.3}", r.mlocks_per_s),
-                if r.repeats > 1 {
-                    format!("{:.3}", r.mlocks_per_s_sd)
-                } else {
-                    "-".into()
-                },
+                sd_cell(r.mlocks_per_s_sd, r.repeats),
                 opt(r.vs_best_peer, 2),
                 opt(r.vs_parking_lot, 2),
                 opt(r.fairness_factor, 3),
@@ -253,19 +264,11 @@ pub fn many_locks(rows: &[ManyLocksRow]) -> String {
         .iter()
         .map(|r| {
             vec![
-                if r.exclusion_ok {
-                    r.lock.clone()
-                } else {
-                    format!("{} (EXCLUSION FAILED)", r.lock)
-                },
+                lock_cell(&r.lock, r.exclusion_ok),
                 r.threads.to_string(),
                 r.n_locks.to_string(),
                 format!("{:.3}", r.mops_per_s),
-                if r.repeats > 1 {
-                    format!("{:.3}", r.mops_per_s_sd)
-                } else {
-                    "-".into()
-                },
+                sd_cell(r.mops_per_s_sd, r.repeats),
                 opt(r.vs_parking_lot, 2),
                 opt(r.vs_parking_lot_sd, 2),
                 opt(r.fairness_factor, 3),
@@ -301,20 +304,12 @@ pub fn rw(rows: &[RwRow]) -> String {
         .iter()
         .map(|r| {
             vec![
-                if r.exclusion_ok {
-                    r.lock.clone()
-                } else {
-                    format!("{} (EXCLUSION FAILED)", r.lock)
-                },
+                lock_cell(&r.lock, r.exclusion_ok),
                 r.threads.to_string(),
                 r.read_pct.to_string(),
                 format!("{:.0}", r.ncs_ns),
                 format!("{:.3}", r.mops_per_s),
-                if r.repeats > 1 {
-                    format!("{:.3}", r.mops_per_s_sd)
-                } else {
-                    "-".into()
-                },
+                sd_cell(r.mops_per_s_sd, r.repeats),
                 opt(r.vs_parking_lot, 2),
                 opt(r.vs_parking_lot_sd, 2),
                 opt(r.fairness_reads, 3),

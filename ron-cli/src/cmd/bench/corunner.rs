@@ -50,11 +50,8 @@ pub(super) fn run(args: &Args, duration: Duration) -> CliResult {
     );
     let total = policies.len() * waiters.len();
     let pb = progress::bar(total as u64, duration * 2 * total as u32, "corunner");
-    let outcome = run_corunner(&policies, &waiters, duration, |done, _, label| {
-        pb.set_position(done as u64);
-        pb.set_message(label.to_string());
-    })
-    .map_err(bench_err)?;
+    let outcome =
+        run_corunner(&policies, &waiters, duration, progress::follow(&pb)).map_err(bench_err)?;
     pb.finish_and_clear();
     let (meta, header) = mark_interrupted(meta, header, outcome.interrupted);
     let rows = outcome.rows;

@@ -6,15 +6,14 @@ use std::time::Duration;
 
 use ron_bench::clock;
 use ron_bench::grid::{Grid, LoopWorkload};
-use ron_bench::pin::Pinning;
 use ron_bench::registry::{self, LockKind};
 use ron_bench::report::{BenchRow, RunMeta};
-use ron_bench::workload::{LoopConfig, MAX_THREADS};
+use ron_bench::workload::LoopConfig;
 
 use super::options::{Args, Workload};
 use super::shared::{
-    bench_err, catch_ctrl_c, install_route, interrupted, mark_interrupted, print_rows, run_meta,
-    save, save_out,
+    bench_err, catch_ctrl_c, clock_note, finish, grid_lines, install_route, mark_interrupted,
+    print_with_footer, run_meta, save, save_out, thread_counts,
 };
 use crate::args::{self, Ncs};
 use crate::cmd::compare;
@@ -35,11 +34,7 @@ pub(super) fn run(
     // Before anything slow, so that an early Ctrl-C stops the run too.
     catch_ctrl_c();
     let locks = registry::resolve(&args.locks).map_err(bench_err)?;
-    let threads = args::positive_list(
-        "--threads",
-        args.threads.as_deref().unwrap_or(DEFAULT_THREADS),
-        MAX_THREADS,
-    )?;
+    let threads = thread_counts(args, DEFAULT_THREADS)?;
     let ncs = args::ncs_list("--ncs", &args.ncs)?;
     let pinning = args.pin.pinning();
     let workload = match args.workload {
@@ -89,21 +84,15 @@ pub(super) fn run(
     let pb = progress::bar(grid.runs() as u64, expected, "bench");
     let mut save_error: Option<CliError> = None;
     let outcome = grid
-        .run_until(
-            |done, _, label| {
-                pb.set_position(done as u64);
-                pb.set_message(label.to_string());
-            },
-            |rows| {
-                if let Some(out) = &args.out
-                    && save_error.is_none()
-                {
-                    let mut m = meta.clone();
-                    m.interrupted = true;
-                    save_error = save(out, &m, rows, &header).err();
-                }
-            },
-        )
+        .run_until(progress::follow(&pb), |rows| {
+            if let Some(out) = &args.out
+                && save_error.is_none()
+            {
+                let mut m = meta.clone();
+                m.interrupted = true;
+                save_error = save(out, &m, rows, &header).err();
+            }
+        })
         .map_err(bench_err)?;
     pb.finish_and_clear();
     if grid.ncs_ns.iter().any(|&n| n > 0.0) && !outcome.interrupted {
@@ -111,11 +100,7 @@ pub(super) fn run(
     }
     let (meta, header) = mark_interrupted(meta, header, outcome.interrupted);
     let rows = outcome.rows;
-    let summary = summary(&rows);
-    print_rows(args, &meta, &rows, &header, &format!("\n{summary}"))?;
-    if args.format != Format::Table {
-        eprint!("{summary}");
-    }
+    print_with_footer(args, &meta, &rows, &header, &summary(&rows))?;
     if let Some(base) = &baseline {
         let base_name = args
             .baseline
@@ -149,21 +134,14 @@ pub(super) fn run(
     if let Some(e) = save_error {
         return Err(e);
     }
-    if let Some(bad) = rows.iter().find(|r| !r.exclusion_ok) {
-        return Err(CliError::failed(format!(
-            "mutual exclusion violated: lock {} at {} threads lost updates",
-            bad.lock, bad.threads
-        )));
-    }
-    if outcome.interrupted {
-        return Err(interrupted(
-            args,
-            rows.len(),
-            grid.points(),
-            "the last one cut short",
-        ));
-    }
-    Ok(())
+    finish(args, &rows, grid.points(), outcome.interrupted, |bad| {
+        (!bad.exclusion_ok).then(|| {
+            format!(
+                "mutual exclusion violated: lock {} at {} threads lost updates",
+                bad.lock, bad.threads
+            )
+        })
+    })
 }
 
 /// After a run with nCS waits: measures the busy loop again and warns if
@@ -194,24 +172,16 @@ fn bench_header(grid: &Grid, meta: &RunMeta, cs_ns: Option<f64>) -> String {
     let work = grid.workload.describe(grid.cs_lines);
 
     let mut h = format!(
-        "ron bench: {work}\n{} point{} x {} run{} x ({} + {} warm-up); threads {}; route from {}\n{}, {} CPU{}; TSC {:.3} ticks/ns, busy loop {:.3} iterations/ns\n",
-        grid.points(),
-        if grid.points() == 1 { "" } else { "s" },
-        grid.repeat,
-        if grid.repeat == 1 { "" } else { "s" },
-        args::show_duration(grid.duration),
-        args::show_duration(grid.warmup),
-        if grid.pinning == Pinning::Route {
-            "pinned along the route"
-        } else {
-            "unpinned"
-        },
-        meta.route_source,
-        meta.cpu_model,
-        meta.cpus,
-        if meta.cpus == 1 { "" } else { "s" },
-        clock::ticks_per_ns(),
-        clock::iters_per_ns(),
+        "ron bench: {work}\n{}{}\n",
+        grid_lines(
+            grid.points(),
+            grid.repeat,
+            grid.duration,
+            grid.warmup,
+            grid.pinning,
+            meta
+        ),
+        clock_note(),
     );
     if let Some(cs) = cs_ns {
         h.push_str(&format!(

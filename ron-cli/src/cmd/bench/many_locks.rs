@@ -4,19 +4,16 @@
 use std::time::Duration;
 
 use ron_bench::grid::{ManyLocksGrid, SkippedPoint};
-use ron_bench::pin::Pinning;
 use ron_bench::registry;
-use ron_bench::workload::MAX_THREADS;
 use ron_bench::workload::many_locks::{self, ManyLocksConfig, ManyLocksRow};
 
 use super::options::Args;
 use super::shared::{
-    bench_err, catch_ctrl_c, install_route, interrupted, mark_interrupted, print_rows, run_meta,
-    save_out,
+    bench_err, catch_ctrl_c, finish, grid_lines, install_route, mark_interrupted,
+    print_with_footer, run_meta, save_out, thread_counts,
 };
 use crate::args;
-use crate::error::{CliError, CliResult};
-use crate::output::Format;
+use crate::error::CliResult;
 use crate::progress;
 
 /// Thread counts when `--threads` is not given.
@@ -27,11 +24,7 @@ pub(super) fn run(args: &Args, duration: Duration, warmup: Duration) -> CliResul
     // Before anything slow, so that an early Ctrl-C stops the run too.
     catch_ctrl_c();
     let locks = registry::resolve(&args.locks).map_err(bench_err)?;
-    let threads = args::positive_list(
-        "--threads",
-        args.threads.as_deref().unwrap_or(MANY_LOCKS_THREADS),
-        MAX_THREADS,
-    )?;
+    let threads = thread_counts(args, MANY_LOCKS_THREADS)?;
     let n_locks = args::positive_list("--n-locks", &args.n_locks, many_locks::MAX_LOCKS)?;
     let grid = ManyLocksGrid {
         locks,
@@ -52,58 +45,36 @@ pub(super) fn run(args: &Args, duration: Duration, warmup: Duration) -> CliResul
     let cpus = ron_bench::pin::cpu_order().len();
     let meta = run_meta(&source, fingerprint, grid.repeat, cpus);
     let header = format!(
-        "ron bench --workload many-locks: each operation locks one of N locks at random, increments its counter, unlocks\n{} point{} x {} run{} x ({} + {} warm-up); threads {}; route from {}\n{}, {} CPU{}; resident memory: current RSS (/proc/self/statm) after the measured window, locks alive; +RSS: gained since before the locks were allocated\n",
-        grid.points(),
-        if grid.points() == 1 { "" } else { "s" },
-        grid.repeat,
-        if grid.repeat == 1 { "" } else { "s" },
-        args::show_duration(duration),
-        args::show_duration(warmup),
-        if grid.base.pinning == Pinning::Route {
-            "pinned along the route"
-        } else {
-            "unpinned"
-        },
-        meta.route_source,
-        meta.cpu_model,
-        meta.cpus,
-        if meta.cpus == 1 { "" } else { "s" },
+        "ron bench --workload many-locks: each operation locks one of N locks at random, increments its counter, unlocks\n{}; resident memory: current RSS (/proc/self/statm) after the measured window, locks alive; +RSS: gained since before the locks were allocated\n",
+        grid_lines(
+            grid.points(),
+            grid.repeat,
+            duration,
+            warmup,
+            grid.base.pinning,
+            &meta
+        ),
     );
     let pb = progress::bar(
         grid.runs() as u64,
         (duration + warmup) * grid.runs() as u32,
         "many-locks",
     );
-    let outcome = grid
-        .run(|done, _, label| {
-            pb.set_position(done as u64);
-            pb.set_message(label.to_string());
-        })
-        .map_err(bench_err)?;
+    let outcome = grid.run(progress::follow(&pb)).map_err(bench_err)?;
     pb.finish_and_clear();
     let notes = many_locks_notes(&outcome.rows, &outcome.skipped);
     let (meta, header) = mark_interrupted(meta, header, outcome.interrupted);
     let rows = outcome.rows;
-    print_rows(args, &meta, &rows, &header, &format!("\n{notes}"))?;
-    if args.format != Format::Table {
-        eprint!("{notes}");
-    }
+    print_with_footer(args, &meta, &rows, &header, &notes)?;
     save_out(args, &meta, &rows, &header)?;
-    if let Some(bad) = rows.iter().find(|r| !r.exclusion_ok) {
-        return Err(CliError::failed(format!(
-            "mutual exclusion violated: lock {} at {} threads, {} locks lost updates",
-            bad.lock, bad.threads, bad.n_locks
-        )));
-    }
-    if outcome.interrupted {
-        return Err(interrupted(
-            args,
-            rows.len(),
-            grid.points(),
-            "the last one cut short",
-        ));
-    }
-    Ok(())
+    finish(args, &rows, grid.points(), outcome.interrupted, |bad| {
+        (!bad.exclusion_ok).then(|| {
+            format!(
+                "mutual exclusion violated: lock {} at {} threads, {} locks lost updates",
+                bad.lock, bad.threads, bad.n_locks
+            )
+        })
+    })
 }
 
 /// The notes under the many-locks output: skipped points, and memory a

@@ -6,18 +6,16 @@ use std::time::Duration;
 
 use ron_bench::clock;
 use ron_bench::grid::RwGrid;
-use ron_bench::pin::Pinning;
-use ron_bench::workload::MAX_THREADS;
 use ron_bench::workload::rw::{self, MAP_KEYS, RwConfig, RwRow, RwShape};
 
 use super::options::{Args, Workload};
 use super::shared::{
-    bench_err, catch_ctrl_c, install_route, interrupted, mark_interrupted, print_rows, run_meta,
-    save_out,
+    bench_err, catch_ctrl_c, clock_note, finish, grid_lines, install_route, mark_interrupted,
+    print_with_footer, run_meta, save_out, thread_counts,
 };
 use crate::args::{self, Ncs};
 use crate::error::{CliError, CliResult};
-use crate::output::{self, Format};
+use crate::output;
 use crate::progress;
 
 /// Thread counts when `--threads` is not given.
@@ -38,11 +36,7 @@ pub(super) fn run(args: &Args, duration: Duration, warmup: Duration) -> CliResul
         RwShape::Lines
     };
     let locks = rw::resolve(&args.locks).map_err(bench_err)?;
-    let threads = args::positive_list(
-        "--threads",
-        args.threads.as_deref().unwrap_or(RW_THREADS),
-        MAX_THREADS,
-    )?;
+    let threads = thread_counts(args, RW_THREADS)?;
     let default_pct = if shape == RwShape::Map {
         MAP_READ_PCT
     } else {
@@ -105,61 +99,37 @@ pub(super) fn run(args: &Args, duration: Duration, warmup: Duration) -> CliResul
         ),
     };
     let header = format!(
-        "ron bench --workload {}: {work}\n{} point{} x {} run{} x ({} + {} warm-up); threads {}; route from {}\n{}, {} CPU{}; TSC {:.3} ticks/ns, busy loop {:.3} iterations/ns\n",
+        "ron bench --workload {}: {work}\n{}{}\n",
         shape.name(),
-        grid.points(),
-        if grid.points() == 1 { "" } else { "s" },
-        grid.repeat,
-        if grid.repeat == 1 { "" } else { "s" },
-        args::show_duration(duration),
-        args::show_duration(warmup),
-        if grid.base.base.pinning == Pinning::Route {
-            "pinned along the route"
-        } else {
-            "unpinned"
-        },
-        meta.route_source,
-        meta.cpu_model,
-        meta.cpus,
-        if meta.cpus == 1 { "" } else { "s" },
-        clock::ticks_per_ns(),
-        clock::iters_per_ns(),
+        grid_lines(
+            grid.points(),
+            grid.repeat,
+            duration,
+            warmup,
+            grid.base.base.pinning,
+            &meta
+        ),
+        clock_note(),
     );
     let pb = progress::bar(
         grid.runs() as u64,
         (duration + warmup) * grid.runs() as u32,
         shape.name(),
     );
-    let outcome = grid
-        .run(|done, _, label| {
-            pb.set_position(done as u64);
-            pb.set_message(label.to_string());
-        })
-        .map_err(bench_err)?;
+    let outcome = grid.run(progress::follow(&pb)).map_err(bench_err)?;
     pb.finish_and_clear();
     let (meta, header) = mark_interrupted(meta, header, outcome.interrupted);
     let rows = outcome.rows;
-    let summary = summary(&rows);
-    print_rows(args, &meta, &rows, &header, &format!("\n{summary}"))?;
-    if args.format != Format::Table {
-        eprint!("{summary}");
-    }
+    print_with_footer(args, &meta, &rows, &header, &summary(&rows))?;
     save_out(args, &meta, &rows, &header)?;
-    if let Some(bad) = rows.iter().find(|r| !r.exclusion_ok) {
-        return Err(CliError::failed(format!(
-            "reader-writer exclusion violated: lock {} at {} threads, {} % reads",
-            bad.lock, bad.threads, bad.read_pct
-        )));
-    }
-    if outcome.interrupted {
-        return Err(interrupted(
-            args,
-            rows.len(),
-            grid.points(),
-            "the last one cut short",
-        ));
-    }
-    Ok(())
+    finish(args, &rows, grid.points(), outcome.interrupted, |bad| {
+        (!bad.exclusion_ok).then(|| {
+            format!(
+                "reader-writer exclusion violated: lock {} at {} threads, {} % reads",
+                bad.lock, bad.threads, bad.read_pct
+            )
+        })
+    })
 }
 
 /// The closing lines: ron-rw against parking_lot at each point, mean +-

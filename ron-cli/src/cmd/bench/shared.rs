@@ -2,12 +2,17 @@
 //! install, Ctrl-C, and printing and saving rows.
 
 use std::path::Path;
+use std::time::Duration;
 
+use ron_bench::clock;
+use ron_bench::pin::Pinning;
 use ron_bench::report::{Report, RunMeta};
+use ron_bench::workload::MAX_THREADS;
 use ron_bench::{BenchError, stop};
 use serde::Serialize;
 
 use super::options::Args;
+use crate::args;
 use crate::error::{CliError, CliResult};
 use crate::output::{self, Format, Render};
 
@@ -58,6 +63,99 @@ pub(super) fn interrupted(args: &Args, measured: usize, points: usize, last: &st
             ""
         }
     ))
+}
+
+/// The header lines every grid shares after its first: points x runs x
+/// (duration + warm-up), placement and route; then the CPU model and count,
+/// a line the caller ends (with [`clock_note`], or a note of its own).
+pub(super) fn grid_lines(
+    points: usize,
+    repeat: usize,
+    duration: Duration,
+    warmup: Duration,
+    pinning: Pinning,
+    meta: &RunMeta,
+) -> String {
+    format!(
+        "{} point{} x {} run{} x ({} + {} warm-up); threads {}; route from {}\n{}, {} CPU{}",
+        points,
+        plural(points),
+        repeat,
+        plural(repeat),
+        args::show_duration(duration),
+        args::show_duration(warmup),
+        if pinning == Pinning::Route {
+            "pinned along the route"
+        } else {
+            "unpinned"
+        },
+        meta.route_source,
+        meta.cpu_model,
+        meta.cpus,
+        plural(meta.cpus),
+    )
+}
+
+/// The clock's calibration, ending a header line.
+pub(super) fn clock_note() -> String {
+    format!(
+        "; TSC {:.3} ticks/ns, busy loop {:.3} iterations/ns",
+        clock::ticks_per_ns(),
+        clock::iters_per_ns(),
+    )
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// Prints the rows with `footer` under them: on stdout after a blank line
+/// under a table, on stderr when stdout is CSV or JSON.
+pub(super) fn print_with_footer<R: Render + Serialize + Clone>(
+    args: &Args,
+    meta: &RunMeta,
+    rows: &[R],
+    header: &str,
+    footer: &str,
+) -> CliResult {
+    print_rows(args, meta, rows, header, &format!("\n{footer}"))?;
+    if args.format != Format::Table {
+        eprint!("{footer}");
+    }
+    Ok(())
+}
+
+/// How a grid of `points` ends once its rows are out: an error for the
+/// first row that `violation` says failed its exclusion check, then one
+/// for a grid cut short by Ctrl-C.
+pub(super) fn finish<R>(
+    args: &Args,
+    rows: &[R],
+    points: usize,
+    was_interrupted: bool,
+    violation: impl Fn(&R) -> Option<String>,
+) -> CliResult {
+    if let Some(v) = rows.iter().find_map(violation) {
+        return Err(CliError::failed(v));
+    }
+    if was_interrupted {
+        return Err(interrupted(
+            args,
+            rows.len(),
+            points,
+            "the last one cut short",
+        ));
+    }
+    Ok(())
+}
+
+/// The `--threads` list, `default` when it is not given.
+pub(super) fn thread_counts(args: &Args, default: &str) -> Result<Vec<usize>, CliError> {
+    args::positive_list(
+        "--threads",
+        args.threads.as_deref().unwrap_or(default),
+        MAX_THREADS,
+    )
 }
 
 /// Writes rows to `out` in the format of its extension.
