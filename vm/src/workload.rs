@@ -161,9 +161,14 @@ struct Shared {
 /// one process take turns, so that parallel tests cannot see each other's.
 static ONE_RUN_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+/// Takes this process's turn to run (see `ONE_RUN_AT_A_TIME`).
+pub(crate) fn one_run_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_RUN_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Runs the micro workload with lock `R` on `vm`.
 pub fn run<R: RawMutex + 'static>(vm: &VirtualMachine, p: &Point) -> RunStats {
-    let _turn = ONE_RUN_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _turn = one_run_at_a_time();
     let wall = Instant::now();
     let cpu = thread_cpu_s();
     ron_core::route::install(&vm.route).expect("the route is a permutation of the matrix indices");
