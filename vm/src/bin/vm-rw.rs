@@ -361,9 +361,12 @@ fn real_main() -> Result<(), String> {
         std::fs::write(p, s).map_err(|e| format!("{}: {e}", p.display()))?;
     }
     match (&a.doc, doc) {
-        (Some(p), Some(d)) => {
-            let b = d.find(BEGIN).expect("checked above");
-            let e = d.find(END).expect("checked above");
+        (Some(p), Some(_)) => {
+            // Read again: the page's prose may have changed during the run.
+            let d = std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            let (Some(b), Some(e)) = (d.find(BEGIN), d.find(END)) else {
+                return Err(format!("{}: the vm-rw markers are gone", p.display()));
+            };
             if e < b {
                 return Err(format!("{}: the end marker comes first", p.display()));
             }
