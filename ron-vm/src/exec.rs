@@ -1024,6 +1024,14 @@ pub fn now_ns() -> u64 {
     })
 }
 
+/// What the cost model has charged so far in the running VM, up to the
+/// caller's virtual time (`None` outside a VM). A measurement only: free,
+/// and no clock or line state changes, so a workload may read it anywhere
+/// (e.g. line transfers per lock handover).
+pub fn cost_stats() -> Option<CostStats> {
+    with_fiber(|s, _| s.mem.stats.clone())
+}
+
 /// The calling virtual thread's clock in ps (0 outside a VM).
 pub fn now_ps() -> u64 {
     with_fiber(|s, me| s.clocks[me]).unwrap_or(0)

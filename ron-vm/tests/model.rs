@@ -286,3 +286,51 @@ fn a_panicking_virtual_thread_ends_the_run() {
     vm.spawn(0, || ron_vm::work(5.0));
     assert_eq!(vm.run().makespan_ns, 5.0);
 }
+
+/// `cost_stats` is a free reading of what the model charged so far: in a
+/// ping-pong on one line the line moves to the other CPU twice per round
+/// trip (each side's look misses once; the store that follows finds the
+/// line shared and only invalidates), and reading it changes no clock.
+#[test]
+fn cost_stats_counts_the_transfers_so_far() {
+    assert!(ron_vm::cost_stats().is_none(), "outside a VM");
+    let run = |read: bool| {
+        let mut vm = Vm::new(uniform(2, 40.0), Costs::default());
+        let flag = Arc::new(AtomicU32::new(0));
+        const ROUNDS: u64 = 500;
+        let (f, out) = (Arc::clone(&flag), Rc::new(Cell::new((0u64, 0u64))));
+        let o = Rc::clone(&out);
+        vm.spawn(0, move || {
+            f.store(1, SeqCst);
+            while f.load(SeqCst) != 0 {}
+            let x0 = if read {
+                ron_vm::cost_stats().unwrap().transfers
+            } else {
+                0
+            };
+            for _ in 0..ROUNDS {
+                f.store(1, SeqCst);
+                while f.load(SeqCst) != 0 {}
+            }
+            let x1 = if read {
+                ron_vm::cost_stats().unwrap().transfers
+            } else {
+                0
+            };
+            o.set((x1 - x0, ron_vm::now_ps()));
+        });
+        let f = Arc::clone(&flag);
+        vm.spawn(1, move || {
+            for _ in 0..=ROUNDS {
+                while f.load(SeqCst) != 1 {}
+                f.store(0, SeqCst);
+            }
+        });
+        vm.run();
+        let (x, end) = out.get();
+        (x as f64 / ROUNDS as f64, end)
+    };
+    let (per_round, end) = run(true);
+    assert_eq!(per_round, 2.0, "transfers per round trip");
+    assert_eq!(run(false).1, end, "reading the counters changed the run");
+}

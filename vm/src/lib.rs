@@ -6,14 +6,18 @@
 //! keeps its thread-local state per virtual thread. [`machine`] loads a
 //! recorded latency matrix (or calibration), [`workload`] runs the micro
 //! workload on it, [`locks`] names the locks, [`report`] prints rows with
-//! the fields of `ron bench` plus `machine` and `virtual: true`.
+//! the fields of `ron bench` plus `machine` and `virtual: true`. [`rw`]
+//! runs reader-writer locks (`RonRw` against [`one_counter_rw`]'s
+//! baselines) for `vm-rw`.
 #![warn(missing_docs)]
 
 pub mod groups;
 pub mod kv;
 pub mod locks;
 pub mod machine;
+pub mod one_counter_rw;
 pub mod report;
+pub mod rw;
 pub mod workload;
 
 pub use groups::{Groups, GroupsChoice};

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use ron_vm::{Costs, LineModel};
 use ron_vm_bench::locks::{self, NAMES, RelaxKind};
-use ron_vm_bench::report::{Format, Row, RowKey, render};
+use ron_vm_bench::report::{Format, Row, RowKey, render_with};
 use ron_vm_bench::{GroupsChoice, Placement, Point, VirtualMachine, Workload};
 
 /// Runs ron-core locks on a virtual many-core machine. Option names are
@@ -92,6 +92,11 @@ struct Args {
     /// Cache-line size (64, or 128 for adjacent-line prefetch).
     #[arg(long, default_value_t = 64, value_name = "BYTES")]
     line_bytes: usize,
+    /// Append the line transfers per handover (every line the run touched,
+    /// the lock's and the K data lines, in the measured window, over its
+    /// handovers; a measurement of the model) as the last column.
+    #[arg(long)]
+    transfers: bool,
     /// Run every look of a waiter (no suspension in `spin_while` or
     /// `park_looks`): the same results, slower; for comparing the host time.
     #[arg(long)]
@@ -206,6 +211,9 @@ fn real_main() -> Result<(), String> {
     };
     let groups = vm.groups.describe();
     let mut rows = Vec::new();
+    // Only with `--transfers` (see `report`: nothing else may change the
+    // process's allocations).
+    let mut transfers = Vec::new();
     for &t in &threads {
         for &c in &ncs {
             for seed in a.seed..a.seed + a.repeat {
@@ -252,13 +260,21 @@ fn real_main() -> Result<(), String> {
                             wall: !a.no_wall,
                         };
                         rows.push(Row::new(&key, &s));
+                        if a.transfers {
+                            transfers.push(s.transfers_per_handover());
+                        }
                         if a.format == Format::Table {
+                            let last = rows.len() - 1;
                             eprint!(
                                 "{}",
-                                render(&rows[rows.len() - 1..], Format::Table)
-                                    .lines()
-                                    .nth(1)
-                                    .unwrap_or("")
+                                render_with(
+                                    &rows[last..],
+                                    Format::Table,
+                                    a.transfers.then(|| &transfers[last..])
+                                )
+                                .lines()
+                                .nth(1)
+                                .unwrap_or("")
                             );
                             eprintln!();
                         }
@@ -269,7 +285,8 @@ fn real_main() -> Result<(), String> {
     }
     // Results on stdout; a closed pipe (`| head`) ends the output quietly.
     let mut out = std::io::stdout().lock();
-    match std::io::Write::write_all(&mut out, render(&rows, a.format).as_bytes()) {
+    let text = render_with(&rows, a.format, a.transfers.then_some(&transfers[..]));
+    match std::io::Write::write_all(&mut out, text.as_bytes()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("stdout: {e}")),
         _ => Ok(()),
     }

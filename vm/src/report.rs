@@ -1,5 +1,9 @@
 //! Result rows: the fields of `ron bench`'s rows plus `machine`,
-//! `virtual: true` and what the simulation cost; table, CSV and JSON.
+//! `virtual: true` and what the simulation cost; table, CSV and JSON; on
+//! request ([`render_with`]) the line transfers per handover as a last
+//! column (kept out of [`Row`]: a larger row changes the process's heap
+//! layout, and with it the cache lines some locks' heap objects share, so
+//! the other columns of `sh-ron` would move).
 
 use serde::Serialize;
 
@@ -169,18 +173,59 @@ pub enum Format {
     Json,
 }
 
+/// A row with the line transfers per handover (JSON with `--transfers`).
+#[derive(Serialize)]
+struct WithTransfers<'a> {
+    #[serde(flatten)]
+    row: &'a Row,
+    transfers_per_handover: f64,
+}
+
 /// Renders `rows`.
 pub fn render(rows: &[Row], format: Format) -> String {
+    render_with(rows, format, None)
+}
+
+/// Renders `rows`, with `transfers[i]`, the line transfers per handover of
+/// row `i` (`RunStats::transfers_per_handover`), as the last column (the
+/// last field in JSON) when given; the other columns are those of
+/// [`render`], byte for byte.
+pub fn render_with(rows: &[Row], format: Format, transfers: Option<&[f64]>) -> String {
+    if let Some(t) = transfers {
+        assert_eq!(t.len(), rows.len(), "one transfer count per row");
+    }
+    let extra =
+        |i: usize, f: &dyn Fn(f64) -> String| transfers.map(|t| f(t[i])).unwrap_or_default();
     match format {
-        Format::Json => serde_json::to_string_pretty(rows).expect("rows serialize") + "\n",
+        Format::Json => {
+            let json = match transfers {
+                Some(t) => serde_json::to_string_pretty(
+                    &rows
+                        .iter()
+                        .zip(t)
+                        .map(|(row, &x)| WithTransfers {
+                            row,
+                            transfers_per_handover: x,
+                        })
+                        .collect::<Vec<_>>(),
+                ),
+                None => serde_json::to_string_pretty(rows),
+            };
+            json.expect("rows serialize") + "\n"
+        }
         Format::Csv => {
             let mut out = String::from(
-                "machine,virtual,workload,lock,relax,groups,line_model,mlp,slots,threads,placement,ncs_ns,cs_lines,duration_s,pinned,seed,mlocks_per_s,total,fairness_factor,cv,p50_ns,p99_ns,p999_ns,handover_ns,handover_p50_ns,handovers,cs_data_ns,waiters,exclusion_ok,per_thread,wall_s,cpu_s\n",
+                "machine,virtual,workload,lock,relax,groups,line_model,mlp,slots,threads,placement,ncs_ns,cs_lines,duration_s,pinned,seed,mlocks_per_s,total,fairness_factor,cv,p50_ns,p99_ns,p999_ns,handover_ns,handover_p50_ns,handovers,cs_data_ns,waiters,exclusion_ok,per_thread,wall_s,cpu_s",
             );
-            for r in rows {
+            out += if transfers.is_some() {
+                ",transfers_per_handover\n"
+            } else {
+                "\n"
+            };
+            for (i, r) in rows.iter().enumerate() {
                 let per: Vec<String> = r.per_thread.iter().map(|c| c.to_string()).collect();
                 out += &format!(
-                    "{},{},{},{},{},{},{},{},{},{},{},{},{},{:.9},{},{},{:.4},{},{:.4},{:.4},{:.1},{:.1},{:.1},{:.2},{:.2},{},{:.2},{:.2},{},{},{},{}\n",
+                    "{},{},{},{},{},{},{},{},{},{},{},{},{},{:.9},{},{},{:.4},{},{:.4},{:.4},{:.1},{:.1},{:.1},{:.2},{:.2},{},{:.2},{:.2},{},{},{},{}{}\n",
                     r.machine,
                     r.is_virtual,
                     r.workload,
@@ -212,14 +257,15 @@ pub fn render(rows: &[Row], format: Format) -> String {
                     r.exclusion_ok,
                     per.join(";"),
                     r.wall_s.map(|w| format!("{w:.3}")).unwrap_or_default(),
-                    r.cpu_s.map(|w| format!("{w:.3}")).unwrap_or_default()
+                    r.cpu_s.map(|w| format!("{w:.3}")).unwrap_or_default(),
+                    extra(i, &|x| format!(",{x:.2}"))
                 );
             }
             out
         }
         Format::Table => {
             let mut out = format!(
-                "{:<28} {:<11} {:<7} {:>5} {:>7} {:>7} {:>3} {:>9} {:>11} {:>9} {:>9} {:>5} {:>4} {:>8}\n",
+                "{:<28} {:<11} {:<7} {:>5} {:>7} {:>7} {:>3} {:>9} {:>11} {:>9} {:>9} {:>5} {:>4} {:>8}{}\n",
                 "machine",
                 "lock",
                 "relax",
@@ -233,11 +279,16 @@ pub fn render(rows: &[Row], format: Format) -> String {
                 "p99_ns",
                 "fair",
                 "excl",
-                "cpu_s"
+                "cpu_s",
+                if transfers.is_some() {
+                    format!(" {:>7}", "xfer/ho")
+                } else {
+                    String::new()
+                }
             );
-            for r in rows {
+            for (i, r) in rows.iter().enumerate() {
                 out += &format!(
-                    "{:<28} {:<11} {:<7} {:>5} {:>7} {:>7} {:>3} {:>9.3} {:>11.1} {:>9.1} {:>9.1} {:>5.3} {:>4} {:>8}\n",
+                    "{:<28} {:<11} {:<7} {:>5} {:>7} {:>7} {:>3} {:>9.3} {:>11.1} {:>9.1} {:>9.1} {:>5.3} {:>4} {:>8}{}\n",
                     r.machine,
                     r.lock,
                     r.relax,
@@ -253,7 +304,8 @@ pub fn render(rows: &[Row], format: Format) -> String {
                     if r.exclusion_ok { "ok" } else { "FAIL" },
                     r.cpu_s
                         .map(|w| format!("{w:.2}"))
-                        .unwrap_or_else(|| "-".into())
+                        .unwrap_or_else(|| "-".into()),
+                    extra(i, &|x| format!(" {x:>7.2}"))
                 );
             }
             out

@@ -107,6 +107,10 @@ pub struct RunStats {
     pub switches: u64,
     /// What the cost model charged over the whole run.
     pub memory: ron_vm::CostStats,
+    /// Line transfers (misses: a line moved between CPUs or fetched cold)
+    /// in the measured window, of every line the run touched: the lock's
+    /// and the critical section's data.
+    pub window_transfers: u64,
     /// Per acquisition in the window: threads waiting when it was taken,
     /// and the time (ns) the critical section's data accesses took.
     pub cs_samples: Vec<(u32, f64)>,
@@ -127,6 +131,16 @@ impl RunStats {
     pub fn cs_data_ns(&self) -> f64 {
         let n = self.cs_samples.len().max(1) as f64;
         self.cs_samples.iter().map(|s| s.1).sum::<f64>() / n
+    }
+
+    /// Line transfers per handover in the window (all lines: the lock's
+    /// and at most `K` data lines per handover; 0 without handovers).
+    pub fn transfers_per_handover(&self) -> f64 {
+        if self.handovers == 0 {
+            0.0
+        } else {
+            self.window_transfers as f64 / self.handovers as f64
+        }
     }
 
     /// Mean number of threads waiting when the lock was taken.
@@ -157,17 +171,49 @@ struct Shared {
     cs: RefCell<Vec<(u32, u64)>>,
 }
 
+thread_local! {
+    /// The measured window's first and last release (indices in release
+    /// order) and the line transfers the VM had charged by each (a
+    /// measurement; it changes no cost). Kept out of the heap: one more
+    /// workload allocation would move the locks' heap objects to other
+    /// addresses, hence other lines, and change the runs. The fibers all
+    /// run on the thread that calls [`run`].
+    static WINDOW_TRANSFERS: [Cell<u64>; 4] = const {
+        [Cell::new(0), Cell::new(0), Cell::new(0), Cell::new(0)]
+    };
+}
+
+/// The measured window of a run of `total` acquisitions by `threads`
+/// threads: the first 10 % are warm-up, the last `threads` the drain.
+/// Returns the release indices `(warm, end)`; the window is `warm..end`.
+fn window(total: usize, threads: usize) -> (usize, usize) {
+    let warm = (total / 10).max(1);
+    let end = total.saturating_sub(threads).max(warm + 1).min(total);
+    (warm, end)
+}
+
 /// ron-core's route (and `ShRon`'s wait table) are process-wide: runs in
 /// one process take turns, so that parallel tests cannot see each other's.
 static ONE_RUN_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+/// Takes this process's turn to run (see `ONE_RUN_AT_A_TIME`).
+pub(crate) fn one_run_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_RUN_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Runs the micro workload with lock `R` on `vm`.
 pub fn run<R: RawMutex + 'static>(vm: &VirtualMachine, p: &Point) -> RunStats {
-    let _turn = ONE_RUN_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let _turn = one_run_at_a_time();
     let wall = Instant::now();
     let cpu = thread_cpu_s();
     ron_core::route::install(&vm.route).expect("the route is a permutation of the matrix indices");
     ron_core::groups::install(&vm.groups.of_cpu).expect("group ids are checked when derived");
+    let (warm, end) = window(p.acquisitions as usize, p.cpus.len());
+    WINDOW_TRANSFERS.with(|w| {
+        for (c, v) in w.iter().zip([warm as u64 - 1, end as u64 - 1, 0, 0]) {
+            c.set(v);
+        }
+    });
     let mut sim = Vm::new(vm.to_vm_machine(), p.costs.clone());
     let lock: Rc<Block<R>> = Rc::new(Block(R::INIT));
     // The data lines: K for micro, the 100 integers' lines for ron-micro,
@@ -245,6 +291,14 @@ pub fn run<R: RawMutex + 'static>(vm: &VirtualMachine, p: &Point) -> RunStats {
                 sh.owner.borrow_mut().push((t, handover, t_acq - t_req));
                 sh.times.borrow_mut().push((t_acq, t_rel));
                 sh.cs.borrow_mut().push((waiters, t_rel - t_acq));
+                WINDOW_TRANSFERS.with(|w| {
+                    let done = sh.times.borrow().len() as u64;
+                    for i in 0..2 {
+                        if done == w[i].get() + 1 {
+                            w[2 + i].set(ron_vm::cost_stats().map_or(0, |c| c.transfers));
+                        }
+                    }
+                });
                 // SAFETY: `guard` came from `lock` on this thread and is
                 // released exactly once.
                 unsafe { lock.0.unlock(guard) };
@@ -259,12 +313,9 @@ pub fn run<R: RawMutex + 'static>(vm: &VirtualMachine, p: &Point) -> RunStats {
     let owner = shared.owner.borrow();
     let total = times.len() as u64;
     let exclusion_ok = lines.iter().all(|l| l.0.get() == total) && tree.borrow().valid();
-    let warm = (total / 10).max(1) as usize;
-    let end = (total as usize)
-        .saturating_sub(threads)
-        .max(warm + 1)
-        .min(total as usize);
+    let (warm, end) = window(total as usize, threads);
     let (t0, t1) = (times[warm - 1].1, times[end - 1].1);
+    let window_transfers = WINDOW_TRANSFERS.with(|w| w[3].get().saturating_sub(w[2].get()));
     let window_acquisitions = (end - warm) as u64;
     let window_ns = (t1 - t0) as f64 / 1000.0;
     let mut per_thread = vec![0u64; threads];
@@ -315,6 +366,7 @@ pub fn run<R: RawMutex + 'static>(vm: &VirtualMachine, p: &Point) -> RunStats {
         cpu_s: thread_cpu_s() - cpu,
         switches: report.switches,
         memory: report.stats,
+        window_transfers,
     }
 }
 
