@@ -195,6 +195,8 @@ use crate::sync::{AtomicU32, Ordering};
 
 mod encoding;
 mod inline;
+mod park;
+pub use park::PARK_AFTER_NS;
 pub mod pool;
 mod wait;
 mod word;
@@ -272,6 +274,10 @@ impl<'a> Rooms<BLOCK_SLOTS> for Pooled<'a> {
         // Relaxed: a snapshot that only steers. A block is attached while
         // a waiter holds it; its index shares the lock word's line.
         self.home.load(Ordering::Relaxed) != 0
+    }
+
+    fn key(&self) -> usize {
+        self.home as *const AtomicU32 as usize
     }
 }
 
@@ -361,8 +367,7 @@ impl RonRaw {
             home: &self.block,
             pool: pool::global(),
         };
-        self.word
-            .acquire_slow_while(&rooms, s, || !deadline.expired())
+        self.word.acquire_slow_until(&rooms, s, deadline)
     }
 
     /// Waits for the lock in slot `slot % 16` (any value is safe) as long
@@ -456,6 +461,9 @@ impl RonRaw {
         // the CPU (yielding). Free the lock without a reference: the
         // release then costs what `RonInline`'s does.
         self.word.release_free();
+        // Parked waiters hold the block: wake one (if none is on its way).
+        #[cfg(feature = "std")]
+        park::wake_sleeper(&self.block as *const AtomicU32 as usize);
         // Threads outnumber CPUs, and this one would keep taking the lock
         // back by its fast path for the rest of its time slice; now and
         // then let the others run (see `FAIR_EVERY_NS`).
