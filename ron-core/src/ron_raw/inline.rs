@@ -49,6 +49,10 @@ impl<const S: usize> Rooms<S> for SlotTable<S> {
     fn key(&self) -> usize {
         self as *const SlotTable<S> as usize
     }
+
+    fn waiters(&self) -> usize {
+        0
+    }
 }
 
 impl<const S: usize> RonInline<S> {

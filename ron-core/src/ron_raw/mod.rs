@@ -279,6 +279,16 @@ impl<'a> Rooms<BLOCK_SLOTS> for Pooled<'a> {
     fn key(&self) -> usize {
         self.home as *const AtomicU32 as usize
     }
+
+    fn waiters(&self) -> usize {
+        // Relaxed: a snapshot that only steers. The block's count is its
+        // waiters (each holds a reference while it waits), the lock's own
+        // reference and a releaser's during its scan.
+        let index = self.home.load(Ordering::Relaxed);
+        self.pool
+            .block(index)
+            .map_or(0, |b| b.refs().saturating_sub(1) as usize)
+    }
 }
 
 impl RonRaw {
@@ -654,6 +664,75 @@ mod tests {
         drop(rooms);
         assert_eq!(pool.in_use(), 0);
         assert!(locks.iter().all(|l| !l.has_block()));
+    }
+
+    /// Waits until `l`'s parking bucket shows a watcher and `sleepers`
+    /// sleepers (bounded: the waiters' deadlines are far off).
+    #[cfg(all(feature = "std", not(miri)))]
+    fn until_parked(l: &RonRaw, sleepers: u64) {
+        let addr = &l.block as *const AtomicU32 as usize;
+        for _ in 0..20_000 {
+            if park::counts(addr).is_some_and(|(w, s)| w >= 1 && s >= sleepers) {
+                return;
+            }
+            std::thread::sleep(core::time::Duration::from_micros(100));
+        }
+        panic!("the waiters never parked: {:?}", park::counts(addr));
+    }
+
+    /// Timed waiters park (one watches, the others sleep on the futex
+    /// with their deadline) and give up when it passes: `None`, never
+    /// before the deadline, and the bucket is left clean. Waiters without
+    /// a deadline park too and all get the lock once it is released.
+    #[cfg(all(feature = "std", not(miri)))]
+    #[test]
+    fn timed_waiters_give_up_while_parked_and_parked_waiters_get_the_lock() {
+        use crate::timed::Deadline;
+        use core::time::Duration;
+        let l = RonRaw::new();
+        let addr = &l.block as *const AtomicU32 as usize;
+        let t = l.acquire();
+        std::thread::scope(|sc| {
+            let waiters: Vec<_> = (0..3)
+                .map(|_| {
+                    sc.spawn(|| {
+                        let deadline = Deadline::after(Duration::from_millis(300));
+                        let got = l.try_acquire_until(deadline);
+                        (got.is_none(), deadline.expired())
+                    })
+                })
+                .collect();
+            until_parked(&l, 1);
+            for w in waiters {
+                assert_eq!(
+                    w.join().unwrap(),
+                    (true, true),
+                    "a timed waiter got a held lock or left early"
+                );
+            }
+        });
+        assert_eq!(
+            park::counts(addr),
+            None,
+            "a timed waiter left its bucket dirty"
+        );
+        let count = std::sync::atomic::AtomicU32::new(0);
+        std::thread::scope(|sc| {
+            for _ in 0..3 {
+                sc.spawn(|| {
+                    let t = l.acquire();
+                    count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    // SAFETY: we hold the lock.
+                    unsafe { l.release(t) };
+                });
+            }
+            until_parked(&l, 1);
+            // SAFETY: we hold the lock (taken before the waiters came).
+            unsafe { l.release(t) };
+        });
+        assert_eq!(count.load(std::sync::atomic::Ordering::Relaxed), 3);
+        assert_eq!(park::counts(addr), None, "a waiter left its bucket dirty");
+        assert!(l.try_acquire().is_some());
     }
 
     /// An index the pool does not hold (a lock used with two pools): its

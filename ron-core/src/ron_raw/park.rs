@@ -246,11 +246,13 @@ impl Parking {
         crate::coverage::hit!("ron_raw.park_sleep");
         futex::wait(&b.epoch, epoch, deadline);
         // Deregister; take the watch if nobody holds it (we were woken to
-        // take it, or its last holder left while we slept). AcqRel: the
-        // Acquire half orders us after a leave's wake-up.
+        // take it, or its last holder left while we slept). Relaxed: the
+        // counts are one location, so the RMW sees the latest value
+        // whatever its ordering; the lock's data is ordered by the lock
+        // word's CAS, and our next registration or leave has its own.
         let old = b
             .word
-            .fetch_update(Ordering::AcqRel, Ordering::Relaxed, |w| {
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |w| {
                 let w = (w - SLEEPER) & !WAKING;
                 Some(if w & WATCHERS == 0 { w + WATCHER } else { w })
             })
@@ -278,6 +280,8 @@ impl Parking {
         // AcqRel: the Acquire half reads every registration counted (and
         // with it the `epoch` read each made before registering), so the
         // bump below comes after those reads.
+        // mutants: the other end of the registration's load-buffering
+        // pair (see `park`), which loom does not explore.
         let old = b
             .word
             .fetch_update(Ordering::AcqRel, Ordering::Relaxed, |w| {
@@ -405,5 +409,35 @@ impl WaitClock {
         {
             cfg!(any(loom, shuttle))
         }
+    }
+}
+
+/// The bucket word of the lock at `addr`, with the key stripped if it is
+/// that lock's (for tests: `(watchers, sleepers)`, or `None` while the
+/// bucket serves another lock or nobody).
+#[cfg(all(test, feature = "std", not(loom)))]
+pub(crate) fn counts(addr: usize) -> Option<(u64, u64)> {
+    let p = Parking::new(addr);
+    let w = p.bucket().word.load(Ordering::Relaxed);
+    (w != 0 && Some(w & !FIELDS) == p.key()).then_some((w & WATCHERS, (w & SLEEPERS) >> 7))
+}
+
+/// CPUs the lock's waiters share: the installed route's length, else what
+/// the process may use. As many waiters as that (the holder makes one
+/// more thread) means a CPU is shared, whatever a yield measured. Never
+/// reached under loom, shuttle and Miri (`usize::MAX`), and without `std`.
+pub(crate) fn cpus() -> usize {
+    #[cfg(all(feature = "std", not(loom), not(shuttle), not(miri)))]
+    {
+        static AVAILABLE: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+        match crate::route::len() {
+            0 => *AVAILABLE
+                .get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+            n => n,
+        }
+    }
+    #[cfg(not(all(feature = "std", not(loom), not(shuttle), not(miri))))]
+    {
+        usize::MAX
     }
 }

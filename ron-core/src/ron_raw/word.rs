@@ -3,7 +3,7 @@
 //! and why exclusion holds whatever the slots say, is in
 //! [`encoding`](super::encoding).
 
-use super::park::{Parked, Parking, SleepLimit, WaitClock};
+use super::park::{Parked, Parking, SleepLimit, WaitClock, cpus};
 use super::wait::{
     PHASE_A_LOOKS, PHASE_A_PAUSE_MAX, Watch, cpu_looked_shared, first_budget, give_cpu_away,
     yield_cpu,
@@ -33,6 +33,9 @@ pub(crate) trait Rooms<const S: usize> {
     fn crowded(&self) -> bool;
     /// The lock's address: its key in the parking table.
     fn key(&self) -> usize;
+    /// Threads waiting for the lock now (a snapshot that only steers;
+    /// 0 where nobody counts them).
+    fn waiters(&self) -> usize;
 }
 
 /// Looks at the lock word of a round on a shared CPU before the waiter
@@ -357,7 +360,7 @@ impl Word {
             // look at the lock word a few times (TTAS with backoff), then
             // park. The watcher (or a waiter that cannot park) yields
             // instead, and a quick yield ends the shared mode.
-            if cpu_looked_shared() {
+            if cpu_looked_shared() || rooms.waiters() >= cpus() {
                 crate::coverage::hit!("ron_raw.shared_round");
                 for i in 0..SHARED_LOOKS {
                     if self.look::<S>(s, false, None, &mut watch) {
