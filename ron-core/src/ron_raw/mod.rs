@@ -1,7 +1,8 @@
 //! [`RonRaw`]: the recommended default, and [`RonInline`], its variant with
 //! inline slots. A TTAS fast path, nxtRON's
-//! route-ordered handover between *spinning* waiters, and waiters that get
-//! off the CPU, so that it holds up when threads outnumber CPUs.
+//! route-ordered handover between *spinning* waiters, and waiters that
+//! park on a futex when their CPU is shared or their wait grows long, so
+//! that it holds up when threads outnumber CPUs.
 //!
 //! ## Why not plain nxtRON
 //! A handover lock that grants a waiter which is not running stalls everyone
@@ -20,24 +21,50 @@
 //!    `HANDED` only, and only the owner writes `FREE`/`HANDED`. The slots,
 //!    counts and doorbells steer *who* gets the lock, never *whether* two do.
 //! 2. **Only spinning waiters are registered.** A waiter registers in its
-//!    slot only while it spins, and leaves it before it yields the CPU, so
-//!    a handover targets a thread that was spinning a moment ago; if it got
-//!    preempted right then, the running waiters take the handover over
-//!    after [`PATIENCE_NS`] ([`PATIENCE`] looks without `std`).
+//!    slot only while it spins on a CPU of its own, and leaves it before it
+//!    yields or parks, so a handover targets a thread that was spinning a
+//!    moment ago; if it got preempted right then, the running waiters take
+//!    the handover over after [`PATIENCE_NS`] ([`PATIENCE`] looks without
+//!    `std`). On a shared CPU a waiter never registers: it looks at the
+//!    lock word a few times and parks, and releases free the lock (no
+//!    handover to a thread the scheduler may not run for milliseconds).
 //!
 //! ## Waiting phases
 //! | phase | what the waiter does | how long | what ends it |
 //! |---|---|---|---|
-//! | fast path | one CAS `FREE -> LOCKED` | once | success, or on to A |
-//! | A: unregistered spin | TTAS looks at the lock word, backoff doubling up to [`PHASE_A_PAUSE_MAX`] pauses; a yield per look instead once its thread's last yield showed the CPU shared (a spinning look there only slows a running holder or keeps a preempted one off the CPU) | [`PHASE_A_LOOKS`] looks, first round only; none when waiters are already registered (a `RonRaw` with a block, a `RonInline` with a marked slot) and its CPU did not look shared | taking the lock (free, or a stale handover); on to B at once when it sees a handover in the word (unless its CPU looked shared), else after its looks |
+//! | fast path | one CAS `FREE -> LOCKED` | once | success, or on to A (or S) |
+//! | S: shared CPU | when its thread's last yield showed the CPU shared, or as many threads wait for this `RonRaw` as there are CPUs: 10 TTAS looks (3 short spins, then yields), never registered, then *parks* (below) | every round while the CPU looks shared | taking the lock (free, or a stale handover) |
+//! | A: unregistered spin | TTAS looks at the lock word, backoff doubling up to [`PHASE_A_PAUSE_MAX`] pauses | [`PHASE_A_LOOKS`] looks, first round only; none when waiters are already registered (a `RonRaw` with a block, a `RonInline` with a marked slot) | taking the lock (free, or a stale handover); on to B at once when it sees a handover in the word, else after its looks |
 //! | B: registered spin | registers in its slot (a `RonRaw` enters its lock's pooled block, claiming one if the lock has none, and keeps it until it gets the lock), spins on the slot's doorbell and looks at the lock word only once right after registering, whenever the doorbell rings, and once at the end of the round (so each acquisition's two writes of the word do not send every waiter a miss; the look after registering catches a release that scanned just before it registered). When the doorbell rings it first tries the handover the releaser noted beside the doorbell (one CAS, no load of the word); with slot-mates, only the one that clears the doorbell first looks | the thread's last round's budget (its first: [`PHASE_B_LOOKS`] spins), adapted between [`PHASE_B_MIN`] and [`PHASE_B_MAX`] | taking a handover to its slot (at once), a free lock, or a stale handover; else leaves the slot, looks once more, on to C |
 //! | B': unregistered round | when no block is to be had (pool exhausted): TTAS looks every 8 spins | as B | as B |
-//! | C: yield | gives the CPU away; a yield back within [`QUICK_YIELD_NS`] (nobody else runnable) doubles the next B, a slow one quarters it, and the thread keeps the budget for its next wait | one `sched_yield` (without `std`: a short backoff) | always: a new round of B |
-//! | give-up (timed) | leaves its slot, takes a handover to its slot that raced with leaving, drops its block reference | when `keep_waiting` (a deadline) says no, asked after every failed look | returns `None` (or the lock, if the last look took it) |
+//! | C: yield, or park | once the wait has lasted [`PARK_AFTER_NS`] (and in phase S), *parks*: sleeps on a futex (with its deadline, if timed) while another waiter of the lock keeps its *watch*, else takes the watch; otherwise (and as the watcher) gives the CPU away: a yield back within [`QUICK_YIELD_NS`] (nobody else runnable) doubles the next B, a slow one quarters it and marks the CPU shared | one `sched_yield` (without `std`: a short backoff), or a sleep until woken | a new round (B, or S on a shared CPU) |
+//! | give-up (timed) | leaves its slot, takes a handover to its slot that raced with leaving, drops its block reference, leaves the watch (waking a sleeper if it was the last watcher) | when `keep_waiting` (a deadline) says no, asked after every failed look and after a sleep | returns `None` (or the lock, if the last look took it) |
 //!
 //! Under contention with one thread per CPU, the waiters are registered and
 //! the lock travels along the route; at low contention it behaves like a
 //! TTAS lock (no handover cost, the fast path is one CAS and one store).
+//! With more threads than CPUs they park, and the lock behaves like a
+//! parking TTAS lock (parking_lot's shape): releases free it, running
+//! threads barge, woken ones compete.
+//!
+//! ## Parking (`std`)
+//! Sleepers and watchers are counted in a process-wide table of buckets
+//! (`park.rs`), one per lock at a time, keyed by the lock's address;
+//! sleepers sleep on the bucket's futex word. The release of an
+//! uncontended lock stays a load and a blind store, and such a release
+//! can miss a sleeper that registered after its load; so liveness does
+//! not rest on releases. While a lock has sleepers, one of its waiters is
+//! awake, the *watcher* (it spins and yields, and takes the lock when it
+//! is free or stale-handed); when the watcher gets the lock, gives up or
+//! unwinds, it leaves the watch and, the last watcher, wakes one sleeper,
+//! which takes the watch. Besides, a release of a lock that holds a block
+//! (sleepers keep it, so this is every release while they sleep, unless
+//! the block changed under them) and frees it wakes one sleeper if none
+//! is on its way: that keeps woken waiters coming while the lock is busy
+//! (wake-ups follow the futex queue: arrival order). Neither side runs a
+//! fence or `membarrier`; the waker pays a `futex` wake. No user code runs
+//! while a waiter sleeps; `keep_waiting` may run while it holds the watch,
+//! and unwinding out of it leaves the watch (waking a sleeper if needed).
 //!
 //! ## What a handover costs
 //! Measured on the virtual many-core machine (`docs/vm.md`), where every
@@ -104,8 +131,11 @@
 //!   is asked before); an unlock whose hint panics releases the lock
 //!   (scanning from slot 0) before it unwinds (`docs/panic-safety.md`).
 //! * A holder that is descheduled stalls its waiters (as for every
-//!   spinlock); waiters yield after each round, so the holder gets its CPU
-//!   back quickly.
+//!   lock); waiters park or yield after each round, so the holder gets its
+//!   CPU back quickly.
+//! * Parking: a sleeper is woken by the watcher of its lock when that
+//!   watcher gets the lock or leaves (and usually earlier, by a release);
+//!   a timed sleeper also wakes at its deadline and gives up.
 //!
 //! ## Layout: 8 bytes, slots from a pool
 //! `RonRaw` is the lock word (4 bytes) and the 32-bit index of its slot
@@ -166,8 +196,10 @@
 //!
 //! ## Timed waiting
 //! With `std`, `RonRaw` and `RonInline` implement
-//! `lock_api::RawMutexTimed`; [`RonRaw::try_acquire_in_while`] gives up
-//! when a closure says so (without `std` too). A waiter that gives up
+//! `lock_api::RawMutexTimed` (a parked timed waiter sleeps until its
+//! deadline at most); [`RonRaw::try_acquire_in_while`] gives up
+//! when a closure says so (without `std` too; it never sleeps, since it
+//! must keep asking the closure: where it would park it yields). A waiter that gives up
 //! leaves its slot and drops its block reference; a handover that had
 //! chosen its slot just before is either taken by its last look (the call
 //! then returns the lock) or left *orphaned*, `HANDED` to a slot nobody

@@ -441,3 +441,63 @@ pub(crate) fn cpus() -> usize {
         usize::MAX
     }
 }
+
+/// The park/wake protocol alone, under loom (run: `RUSTFLAGS="--cfg loom"
+/// CARGO_TARGET_DIR=target/loom cargo test -p ron-core --release --lib
+/// park`): the futex is a poll of `epoch` there, so a lost wake-up is a
+/// sleeper that polls forever, which fails the model.
+#[cfg(all(test, loom, feature = "std"))]
+mod loom_tests {
+    use super::*;
+
+    /// A watcher leaves while a waiter of the same lock registers and
+    /// sleeps: whatever the interleaving, the waiter ends up holding the
+    /// watch (at once, or woken by the leave), and the bucket is clean
+    /// once both left. Kills the sleeper that reads `epoch` after it
+    /// registers (the leave's bump can fall between the two).
+    #[test]
+    fn leaving_watcher_wakes_the_sleeper() {
+        loom::model(|| {
+            let addr = 0x1000;
+            let mut w = Parking::new(addr);
+            assert_eq!(w.park(SleepLimit::Never), Parked::Watching);
+            let h = loom::thread::spawn(move || {
+                let mut s = Parking::new(addr);
+                let r = s.park(SleepLimit::Never);
+                assert!(s.watching, "{r:?} without the watch");
+            });
+            drop(w);
+            h.join().unwrap();
+            assert_eq!(table()[0].word.load(Ordering::Relaxed), 0);
+        });
+    }
+
+    /// Two sleepers and a watcher: the leave wakes one, which takes the
+    /// watch and, leaving, wakes the other (one at a time, none lost).
+    #[test]
+    fn wake_ups_chain_through_the_sleepers() {
+        let mut b = loom::model::Builder::new();
+        b.preemption_bound = Some(1);
+        b.max_branches = 100_000;
+        b.check(|| {
+            let addr = 0x1000;
+            let mut w = Parking::new(addr);
+            assert_eq!(w.park(SleepLimit::Never), Parked::Watching);
+            let hs: std::vec::Vec<_> = (0..2)
+                .map(|_| {
+                    loom::thread::spawn(move || {
+                        let mut s = Parking::new(addr);
+                        while !s.watching {
+                            s.park(SleepLimit::Never);
+                        }
+                    })
+                })
+                .collect();
+            drop(w);
+            for h in hs {
+                h.join().unwrap();
+            }
+            assert_eq!(table()[0].word.load(Ordering::Relaxed), 0);
+        });
+    }
+}
