@@ -217,23 +217,21 @@ impl Parking {
         // mutants: the Release half is a load-buffering order (the
         // `epoch` read against the leave's bump), which loom does not
         // explore; x86 keeps it anyway.
-        let old = b
-            .word
-            .fetch_update(Ordering::AcqRel, Ordering::Relaxed, |w| {
-                if w == 0 {
-                    return Some(key | WATCHER);
-                }
-                if w & !FIELDS != key {
-                    return None;
-                }
-                if w & WATCHERS == 0 {
-                    Some(w + WATCHER)
-                } else if w & SLEEPERS != SLEEPERS {
-                    Some(w + SLEEPER)
-                } else {
-                    None
-                }
-            });
+        let old = update(&b.word, Ordering::AcqRel, |w| {
+            if w == 0 {
+                return Some(key | WATCHER);
+            }
+            if w & !FIELDS != key {
+                return None;
+            }
+            if w & WATCHERS == 0 {
+                Some(w + WATCHER)
+            } else if w & SLEEPERS != SLEEPERS {
+                Some(w + SLEEPER)
+            } else {
+                None
+            }
+        });
         let Ok(old) = old else {
             crate::coverage::hit!("ron_raw.park_busy");
             return Parked::Not;
@@ -250,13 +248,11 @@ impl Parking {
         // counts are one location, so the RMW sees the latest value
         // whatever its ordering; the lock's data is ordered by the lock
         // word's CAS, and our next registration or leave has its own.
-        let old = b
-            .word
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |w| {
-                let w = (w - SLEEPER) & !WAKING;
-                Some(if w & WATCHERS == 0 { w + WATCHER } else { w })
-            })
-            .unwrap_or_else(|w| w);
+        let old = update(&b.word, Ordering::Relaxed, |w| {
+            let w = (w - SLEEPER) & !WAKING;
+            Some(if w & WATCHERS == 0 { w + WATCHER } else { w })
+        })
+        .unwrap_or_else(|w| w);
         if old & WATCHERS == 0 {
             crate::coverage::hit!("ron_raw.park_woken_watch");
             self.watching = true;
@@ -282,13 +278,11 @@ impl Parking {
         // bump below comes after those reads.
         // mutants: the other end of the registration's load-buffering
         // pair (see `park`), which loom does not explore.
-        let old = b
-            .word
-            .fetch_update(Ordering::AcqRel, Ordering::Relaxed, |w| {
-                let w = w - WATCHER;
-                Some(if w & FIELDS == 0 { 0 } else { w })
-            })
-            .unwrap_or_else(|w| w);
+        let old = update(&b.word, Ordering::AcqRel, |w| {
+            let w = w - WATCHER;
+            Some(if w & FIELDS == 0 { 0 } else { w })
+        })
+        .unwrap_or_else(|w| w);
         let new = old - WATCHER;
         if new & WATCHERS == 0 && new & SLEEPERS != 0 {
             crate::coverage::hit!("ron_raw.park_wake");
@@ -329,16 +323,39 @@ fn wake_sleeper_slow(b: &Bucket, key: u64) {
     // Relaxed: a sleeper's wake-up needs only the futex's comparison
     // (every sleeper re-checks the lock word, whose CAS orders the data);
     // whether this one is lost does not matter for liveness (the watcher).
-    if b.word
-        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |w| {
-            (w & !FIELDS == key && w & SLEEPERS != 0 && w & WAKING == 0).then_some(w | WAKING)
-        })
-        .is_ok()
+    if update(&b.word, Ordering::Relaxed, |w| {
+        (w & !FIELDS == key && w & SLEEPERS != 0 && w & WAKING == 0).then_some(w | WAKING)
+    })
+    .is_ok()
     {
         crate::coverage::hit!("ron_raw.release_wakes");
         // Relaxed: as above.
         b.epoch.fetch_add(1, Ordering::Relaxed);
         futex::wake(&b.epoch, 1);
+    }
+}
+
+/// `fetch_update` by hand (the VM's atomics have none): applies `f` to
+/// the word with a CAS loop; `Err` with the value seen if `f` said no.
+/// `order` is the successful CAS's ordering; failed ones and the first
+/// load are Relaxed (they only feed `f`, and the next CAS checks).
+#[cfg(feature = "std")]
+fn update(
+    word: &AtomicU64,
+    order: Ordering,
+    mut f: impl FnMut(u64) -> Option<u64>,
+) -> Result<u64, u64> {
+    // Relaxed: a guess for `f`; the CAS below decides.
+    let mut w = word.load(Ordering::Relaxed);
+    loop {
+        let Some(new) = f(w) else {
+            return Err(w);
+        };
+        // Relaxed on failure: the value seen only feeds `f` again.
+        match word.compare_exchange_weak(w, new, order, Ordering::Relaxed) {
+            Ok(old) => return Ok(old),
+            Err(seen) => w = seen,
+        }
     }
 }
 
@@ -423,8 +440,10 @@ pub(crate) fn counts(addr: usize) -> Option<(u64, u64)> {
 }
 
 /// CPUs the lock's waiters share: the installed route's length, else what
-/// the process may use. As many waiters as that (the holder makes one
-/// more thread) means a CPU is shared, whatever a yield measured. Never
+/// the process may use. More waiters than that (counted by the block's
+/// references, which include a releaser's during its scan: with one
+/// thread per CPU they reach the CPU count, never more) means a CPU is
+/// shared, whatever a yield measured. Never
 /// reached under loom, shuttle and Miri (`usize::MAX`), and without `std`.
 pub(crate) fn cpus() -> usize {
     #[cfg(all(feature = "std", not(loom), not(shuttle), not(miri)))]

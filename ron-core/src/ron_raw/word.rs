@@ -360,7 +360,7 @@ impl Word {
             // look at the lock word a few times (TTAS with backoff), then
             // park. The watcher (or a waiter that cannot park) yields
             // instead, and a quick yield ends the shared mode.
-            if cpu_looked_shared() || rooms.waiters() >= cpus() {
+            if cpu_looked_shared() || rooms.waiters() > cpus() {
                 crate::coverage::hit!("ron_raw.shared_round");
                 for i in 0..SHARED_LOOKS {
                     if self.look::<S>(s, false, None, &mut watch) {
