@@ -6,7 +6,7 @@
 use super::park::{Parked, Parking, SleepLimit, WaitClock, cpus};
 use super::wait::{
     PHASE_A_LOOKS, PHASE_A_PAUSE_MAX, Watch, cpu_looked_shared, first_budget, give_cpu_away,
-    yield_cpu,
+    mark_cpu_shared, yield_cpu,
 };
 use crate::slots::{GRANT, PlaceToken, SlotTable, count};
 use crate::sync::{AtomicU32, Ordering, spin_loop};
@@ -360,7 +360,14 @@ impl Word {
             // look at the lock word a few times (TTAS with backoff), then
             // park. The watcher (or a waiter that cannot park) yields
             // instead, and a quick yield ends the shared mode.
-            if cpu_looked_shared() || rooms.waiters() > cpus() {
+            // The crowd is counted from the second round on (a look at the
+            // block's count, a line every arrival writes), and marks the
+            // CPU shared for this thread's next waits too.
+            let crowded = !first_round && rooms.waiters() > cpus();
+            if crowded {
+                mark_cpu_shared();
+            }
+            if crowded || cpu_looked_shared() {
                 crate::coverage::hit!("ron_raw.shared_round");
                 for i in 0..SHARED_LOOKS {
                     if self.look::<S>(s, false, None, &mut watch) {
