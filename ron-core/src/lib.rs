@@ -62,7 +62,7 @@
 //!
 //! | type | algorithm | bytes per lock | guarantees |
 //! |---|---|---|---|
-//! | [`RonRaw`] | TTAS fast path + route-ordered handover among spinning waiters; robust under oversubscription; its route-ordered slots come from a process-wide pool of blocks while it is contended (the default, [`RonMutex`]) | 8 (+ a pooled block of [`BLOCK_SLOTS`](ron_raw::BLOCK_SLOTS) slots per lock contended at that moment; see [`ron_raw`] for the pool's sizes) | mutual exclusion, progress; no waiting bound |
+//! | [`RonRaw`] | TTAS fast path + route-ordered handover among spinning waiters; waiters on a shared CPU (or waiting over 1 ms) park on a futex; its route-ordered slots come from a process-wide pool of blocks while it is contended (the default, [`RonMutex`]) | 8 (+ a pooled block of [`BLOCK_SLOTS`](ron_raw::BLOCK_SLOTS) slots per lock contended at that moment; see [`ron_raw`] for the pool's sizes) | mutual exclusion, progress; no waiting bound |
 //! | [`RonInline`] | `RonRaw` with its `S` slots inline (no pool) | `128 * (S + 1)`, 2176 for the default `S = 16` | as `RonRaw` |
 //! | [`NxtRon`] | RON-plock + bitmap successor search (nxtRON) | `128 * (S + 1)` | mutual exclusion, progress, per-slot bound `S - 1` (+1) |
 //! | [`RonPlock`] | RON Algorithm 3: per-slot count + grant | `128 * (S + 1)` | as `NxtRon` |
@@ -82,7 +82,7 @@
 //! ## Where things are
 //! | file | role |
 //! |---|---|
-//! | `ron_raw/` | [`RonRaw`] (`mod.rs`) and [`RonInline`] (`inline.rs`): lock word (`word.rs`), waiting policy (`wait.rs`), pooled slot blocks (`pool.rs`) |
+//! | `ron_raw/` | [`RonRaw`] (`mod.rs`) and [`RonInline`] (`inline.rs`): lock word (`word.rs`), waiting policy (`wait.rs`), parking (`park.rs`), pooled slot blocks (`pool.rs`) |
 //! | `ron_park.rs` | [`RonPark`]: RON slots with futex sleeping (`std`) |
 //! | `ron_rw.rs` | [`RonRw`]: the reader-writer lock |
 //! | [`reader_table`] | the process-wide visible-readers table of `RonRw` |
