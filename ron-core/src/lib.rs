@@ -64,7 +64,7 @@
 //! ## Which lock to pick
 //! | pick | when |
 //! |---|---|
-//! | [`RonRaw`] ([`RonMutex`]) | almost always: 8 bytes, so a lock per object is fine; one CAS to lock and a load and a store to unlock when uncontended; route-ordered handover among spinning waiters when contended; holds up when threads outnumber CPUs |
+//! | [`RonRaw`] ([`RonMutex`]) | almost always: 8 bytes, so a lock per object is fine; one CAS to lock and a load and a store to unlock when uncontended; route-ordered handover among spinning waiters when contended; waiters on a shared CPU (or waiting over 1 ms) park on a futex |
 //! | [`RonPark`] (`std`) | waiters should sleep instead of spinning (services with many more threads than cores, CPU quotas) |
 //! | [`NxtRon`] | you need a stated waiting bound with route order, and threads do not outnumber CPUs |
 //! | [`ShRon`] | many locks, RON's per-CPU order, and memory matters: 8 bytes a lock, the waiters in one process-wide table |
@@ -80,7 +80,7 @@
 //! ## Where things are
 //! | file | role |
 //! |---|---|
-//! | `ron_raw/` | [`RonRaw`] (`mod.rs`) and [`RonInline`] (`inline.rs`): lock word (`word.rs`), waiting policy (`wait.rs`), pooled slot blocks (`pool.rs`) |
+//! | `ron_raw/` | [`RonRaw`] (`mod.rs`) and [`RonInline`] (`inline.rs`): lock word (`word.rs`), waiting policy (`wait.rs`), parking (`park.rs`), pooled slot blocks (`pool.rs`) |
 //! | `ron_park.rs` | [`RonPark`]: RON slots with futex sleeping (`std`) |
 //! | `ron_rw.rs` | [`RonRw`]: the reader-writer lock |
 //! | [`reader_table`] | the process-wide visible-readers table of `RonRw` |

@@ -30,7 +30,7 @@ use ron_core::ron_raw::pool::{Block, Pool};
 use ron_core::{PlaceToken, RonInline, RonRaw, coverage};
 
 /// Every path `RonRaw` marks, in the order of the table.
-const PATHS: [&str; 17] = [
+const PATHS: [&str; 21] = [
     "ron_raw.fast",
     "ron_raw.register",
     "ron_raw.handover",
@@ -47,6 +47,10 @@ const PATHS: [&str; 17] = [
     "ron_raw.take_noted",
     "slots.stale_bit_cleared",
     "slots.stale_bell_cleared",
+    "ron_raw.park_watch",
+    "ron_raw.park_sleep",
+    "ron_raw.park_wake",
+    "ron_raw.park_woken_watch",
     "ron_raw.executions",
 ];
 
@@ -310,6 +314,34 @@ fn arrival_joins_early_on_handover() {
     );
 }
 
+/// Parking (under loom every phase C parks): two waiters run out of their
+/// registered round while the holder yields inside; the first takes the
+/// lock's watch and stays awake, the second sleeps on the bucket's futex
+/// (a poll of its epoch under loom: a lost wake-up is a waiter that polls
+/// forever, which fails the model). When the watcher gets the lock it
+/// leaves the watch and, the last watcher, wakes the sleeper, which takes
+/// the watch and then the lock. Every execution must end with every
+/// critical section run (no sleeper left behind).
+#[test]
+fn park_watcher_wakes_sleeper() {
+    run(
+        "park_watcher_wakes_sleeper",
+        Model {
+            slots: &[0, 1, 0],
+            rounds: &[1, 1, 1],
+            cs_yields: 8,
+            preemptions: 1,
+            max_executions: Some(CAP_3),
+        },
+        &[
+            "ron_raw.park_watch",
+            "ron_raw.park_sleep",
+            "ron_raw.park_wake",
+            "ron_raw.park_woken_watch",
+        ],
+    );
+}
+
 // ---------------------------------------------------------------------------
 // The pooled `RonRaw`: blocks claimed, used, returned and reused.
 
@@ -412,7 +444,7 @@ impl Pooled {
 }
 
 /// The pool's paths, in the order of the table.
-const POOL_PATHS: [&str; 13] = [
+const POOL_PATHS: [&str; 17] = [
     "ron_raw.executions",
     "ron_raw.release_idle_block",
     "ron_raw.register",
@@ -426,10 +458,37 @@ const POOL_PATHS: [&str; 13] = [
     "ron_raw.pool_publish_lost",
     "ron_raw.pool_exhausted",
     "ron_raw.unregistered_round",
+    "ron_raw.park_watch",
+    "ron_raw.park_sleep",
+    "ron_raw.park_wake",
+    "ron_raw.release_wakes",
 ];
 
 fn run_pooled(name: &str, model: Pooled, must: &[&str]) {
     report(name, &model.check(), must);
+}
+
+/// Parking on the pooled `RonRaw`: sleepers hold the lock's block, so a
+/// release that frees the lock finds the block and wakes one of them
+/// (`release_wakes`), besides the watcher's wake-up when it leaves.
+#[test]
+fn pooled_park_release_wakes() {
+    run_pooled(
+        "pooled_park_release_wakes",
+        Pooled {
+            blocks: 1,
+            locks: 1,
+            plan: &[&[(0, 0)], &[(0, 1)], &[(0, 0)]],
+            cs_yields: 8,
+            preemptions: 1,
+            max_executions: Some(CAP_3),
+        },
+        &[
+            "ron_raw.park_watch",
+            "ron_raw.park_sleep",
+            "ron_raw.release_wakes",
+        ],
+    );
 }
 
 /// One block, two locks: the block is claimed by lock 0 when its waiter

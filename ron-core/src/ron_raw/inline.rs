@@ -45,6 +45,14 @@ impl<const S: usize> Rooms<S> for SlotTable<S> {
     fn crowded(&self) -> bool {
         self.any_marked()
     }
+
+    fn key(&self) -> usize {
+        self as *const SlotTable<S> as usize
+    }
+
+    fn waiters(&self) -> usize {
+        0
+    }
 }
 
 impl<const S: usize> RonInline<S> {
@@ -103,7 +111,7 @@ impl<const S: usize> RonInline<S> {
         }
         self.head
             .word
-            .acquire_slow_while(&self.slots, slot_hint::<S>(), || !deadline.expired())
+            .acquire_slow_until(&self.slots, slot_hint::<S>(), deadline)
     }
 
     /// Waits for the lock in slot `slot % S` (any value is safe) as long

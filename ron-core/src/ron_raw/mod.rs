@@ -1,7 +1,8 @@
 //! [`RonRaw`]: the recommended default, and [`RonInline`], its variant with
 //! inline slots. A TTAS fast path, nxtRON's
-//! route-ordered handover between *spinning* waiters, and waiters that get
-//! off the CPU, so that it holds up when threads outnumber CPUs.
+//! route-ordered handover between *spinning* waiters, and waiters that
+//! park on a futex when their CPU is shared or their wait grows long, so
+//! that it holds up when threads outnumber CPUs.
 //!
 //! ## Why not plain nxtRON
 //! A handover lock that grants a waiter which is not running stalls everyone
@@ -20,24 +21,50 @@
 //!    `HANDED` only, and only the owner writes `FREE`/`HANDED`. The slots,
 //!    counts and doorbells steer *who* gets the lock, never *whether* two do.
 //! 2. **Only spinning waiters are registered.** A waiter registers in its
-//!    slot only while it spins, and leaves it before it yields the CPU, so
-//!    a handover targets a thread that was spinning a moment ago; if it got
-//!    preempted right then, the running waiters take the handover over
-//!    after [`PATIENCE_NS`] ([`PATIENCE`] looks without `std`).
+//!    slot only while it spins on a CPU of its own, and leaves it before it
+//!    yields or parks, so a handover targets a thread that was spinning a
+//!    moment ago; if it got preempted right then, the running waiters take
+//!    the handover over after [`PATIENCE_NS`] ([`PATIENCE`] looks without
+//!    `std`). On a shared CPU a waiter never registers: it looks at the
+//!    lock word a few times and parks, and releases free the lock (no
+//!    handover to a thread the scheduler may not run for milliseconds).
 //!
 //! ## Waiting phases
 //! | phase | what the waiter does | how long | what ends it |
 //! |---|---|---|---|
-//! | fast path | one CAS `FREE -> LOCKED` | once | success, or on to A |
-//! | A: unregistered spin | TTAS looks at the lock word, backoff doubling up to [`PHASE_A_PAUSE_MAX`] pauses; a yield per look instead once its thread's last yield showed the CPU shared (a spinning look there only slows a running holder or keeps a preempted one off the CPU) | [`PHASE_A_LOOKS`] looks, first round only; none when waiters are already registered (a `RonRaw` with a block, a `RonInline` with a marked slot) and its CPU did not look shared | taking the lock (free, or a stale handover); on to B at once when it sees a handover in the word (unless its CPU looked shared), else after its looks |
+//! | fast path | one CAS `FREE -> LOCKED` | once | success, or on to A (or S) |
+//! | S: shared CPU | when its thread's last yield showed the CPU shared, or more threads wait for this `RonRaw` than there are CPUs: 10 TTAS looks (3 short spins, then yields), never registered, then *parks* (below) | every round while the CPU looks shared | taking the lock (free, or a stale handover) |
+//! | A: unregistered spin | TTAS looks at the lock word, backoff doubling up to [`PHASE_A_PAUSE_MAX`] pauses | [`PHASE_A_LOOKS`] looks, first round only; none when waiters are already registered (a `RonRaw` with a block, a `RonInline` with a marked slot) | taking the lock (free, or a stale handover); on to B at once when it sees a handover in the word, else after its looks |
 //! | B: registered spin | registers in its slot (a `RonRaw` enters its lock's pooled block, claiming one if the lock has none, and keeps it until it gets the lock), spins on the slot's doorbell and looks at the lock word only once right after registering, whenever the doorbell rings, and once at the end of the round (so each acquisition's two writes of the word do not send every waiter a miss; the look after registering catches a release that scanned just before it registered). When the doorbell rings it first tries the handover the releaser noted beside the doorbell (one CAS, no load of the word); with slot-mates, only the one that clears the doorbell first looks | the thread's last round's budget (its first: [`PHASE_B_LOOKS`] spins), adapted between [`PHASE_B_MIN`] and [`PHASE_B_MAX`] | taking a handover to its slot (at once), a free lock, or a stale handover; else leaves the slot, looks once more, on to C |
 //! | B': unregistered round | when no block is to be had (pool exhausted): TTAS looks every 8 spins | as B | as B |
-//! | C: yield | gives the CPU away; a yield back within [`QUICK_YIELD_NS`] (nobody else runnable) doubles the next B, a slow one quarters it, and the thread keeps the budget for its next wait | one `sched_yield` (without `std`: a short backoff) | always: a new round of B |
-//! | give-up (timed) | leaves its slot, takes a handover to its slot that raced with leaving, drops its block reference | when `keep_waiting` (a deadline) says no, asked after every failed look | returns `None` (or the lock, if the last look took it) |
+//! | C: yield, or park | once the wait has lasted [`PARK_AFTER_NS`] (and in phase S), *parks*: sleeps on a futex (with its deadline, if timed) while another waiter of the lock keeps its *watch*, else takes the watch; otherwise (and as the watcher) gives the CPU away: a yield back within [`QUICK_YIELD_NS`] (nobody else runnable) doubles the next B, a slow one quarters it and marks the CPU shared | one `sched_yield` (without `std`: a short backoff), or a sleep until woken | a new round (B, or S on a shared CPU) |
+//! | give-up (timed) | leaves its slot, takes a handover to its slot that raced with leaving, drops its block reference, leaves the watch (waking a sleeper if it was the last watcher) | when `keep_waiting` (a deadline) says no, asked after every failed look and after a sleep | returns `None` (or the lock, if the last look took it) |
 //!
 //! Under contention with one thread per CPU, the waiters are registered and
 //! the lock travels along the route; at low contention it behaves like a
 //! TTAS lock (no handover cost, the fast path is one CAS and one store).
+//! With more threads than CPUs they park, and the lock behaves like a
+//! parking TTAS lock (parking_lot's shape): releases free it, running
+//! threads barge, woken ones compete.
+//!
+//! ## Parking (`std`)
+//! Sleepers and watchers are counted in a process-wide table of buckets
+//! (`park.rs`), one per lock at a time, keyed by the lock's address;
+//! sleepers sleep on the bucket's futex word. The release of an
+//! uncontended lock stays a load and a blind store, and such a release
+//! can miss a sleeper that registered after its load; so liveness does
+//! not rest on releases. While a lock has sleepers, one of its waiters is
+//! awake, the *watcher* (it spins and yields, and takes the lock when it
+//! is free or stale-handed); when the watcher gets the lock, gives up or
+//! unwinds, it leaves the watch and, the last watcher, wakes one sleeper,
+//! which takes the watch. Besides, a release of a lock that holds a block
+//! (sleepers keep it, so this is every release while they sleep, unless
+//! the block changed under them) and frees it wakes one sleeper if none
+//! is on its way: that keeps woken waiters coming while the lock is busy
+//! (wake-ups follow the futex queue: arrival order). Neither side runs a
+//! fence or `membarrier`; the waker pays a `futex` wake. No user code runs
+//! while a waiter sleeps; `keep_waiting` may run while it holds the watch,
+//! and unwinding out of it leaves the watch (waking a sleeper if needed).
 //!
 //! ## What a handover costs
 //! Measured on the virtual many-core machine (`docs/vm.md`), where every
@@ -104,8 +131,11 @@
 //!   is asked before); an unlock whose hint panics releases the lock
 //!   (scanning from slot 0) before it unwinds (`docs/panic-safety.md`).
 //! * A holder that is descheduled stalls its waiters (as for every
-//!   spinlock); waiters yield after each round, so the holder gets its CPU
-//!   back quickly.
+//!   lock); waiters park or yield after each round, so the holder gets its
+//!   CPU back quickly.
+//! * Parking: a sleeper is woken by the watcher of its lock when that
+//!   watcher gets the lock or leaves (and usually earlier, by a release);
+//!   a timed sleeper also wakes at its deadline and gives up.
 //!
 //! ## Layout: 8 bytes, slots from a pool
 //! `RonRaw` is the lock word (4 bytes) and the 32-bit index of its slot
@@ -166,8 +196,10 @@
 //!
 //! ## Timed waiting
 //! With `std`, `RonRaw` and `RonInline` implement
-//! `lock_api::RawMutexTimed`; [`RonRaw::try_acquire_in_while`] gives up
-//! when a closure says so (without `std` too). A waiter that gives up
+//! `lock_api::RawMutexTimed` (a parked timed waiter sleeps until its
+//! deadline at most); [`RonRaw::try_acquire_in_while`] gives up
+//! when a closure says so (without `std` too; it never sleeps, since it
+//! must keep asking the closure: where it would park it yields). A waiter that gives up
 //! leaves its slot and drops its block reference; a handover that had
 //! chosen its slot just before is either taken by its last look (the call
 //! then returns the lock) or left *orphaned*, `HANDED` to a slot nobody
@@ -195,6 +227,8 @@ use crate::sync::{AtomicU32, Ordering};
 
 mod encoding;
 mod inline;
+mod park;
+pub use park::PARK_AFTER_NS;
 pub mod pool;
 mod wait;
 mod word;
@@ -272,6 +306,20 @@ impl<'a> Rooms<BLOCK_SLOTS> for Pooled<'a> {
         // Relaxed: a snapshot that only steers. A block is attached while
         // a waiter holds it; its index shares the lock word's line.
         self.home.load(Ordering::Relaxed) != 0
+    }
+
+    fn key(&self) -> usize {
+        self.home as *const AtomicU32 as usize
+    }
+
+    fn waiters(&self) -> usize {
+        // Relaxed: a snapshot that only steers. The block's count is its
+        // waiters (each holds a reference while it waits), the lock's own
+        // reference and a releaser's during its scan.
+        let index = self.home.load(Ordering::Relaxed);
+        self.pool
+            .block(index)
+            .map_or(0, |b| b.refs().saturating_sub(1) as usize)
     }
 }
 
@@ -361,8 +409,7 @@ impl RonRaw {
             home: &self.block,
             pool: pool::global(),
         };
-        self.word
-            .acquire_slow_while(&rooms, s, || !deadline.expired())
+        self.word.acquire_slow_until(&rooms, s, deadline)
     }
 
     /// Waits for the lock in slot `slot % 16` (any value is safe) as long
@@ -456,6 +503,9 @@ impl RonRaw {
         // the CPU (yielding). Free the lock without a reference: the
         // release then costs what `RonInline`'s does.
         self.word.release_free();
+        // Parked waiters hold the block: wake one (if none is on its way).
+        #[cfg(feature = "std")]
+        park::wake_sleeper(&self.block as *const AtomicU32 as usize);
         // Threads outnumber CPUs, and this one would keep taking the lock
         // back by its fast path for the rest of its time slice; now and
         // then let the others run (see `FAIR_EVERY_NS`).
@@ -646,6 +696,75 @@ mod tests {
         drop(rooms);
         assert_eq!(pool.in_use(), 0);
         assert!(locks.iter().all(|l| !l.has_block()));
+    }
+
+    /// Waits until `l`'s parking bucket shows a watcher and `sleepers`
+    /// sleepers (bounded: the waiters' deadlines are far off).
+    #[cfg(all(feature = "std", not(miri)))]
+    fn until_parked(l: &RonRaw, sleepers: u64) {
+        let addr = &l.block as *const AtomicU32 as usize;
+        for _ in 0..20_000 {
+            if park::counts(addr).is_some_and(|(w, s)| w >= 1 && s >= sleepers) {
+                return;
+            }
+            std::thread::sleep(core::time::Duration::from_micros(100));
+        }
+        panic!("the waiters never parked: {:?}", park::counts(addr));
+    }
+
+    /// Timed waiters park (one watches, the others sleep on the futex
+    /// with their deadline) and give up when it passes: `None`, never
+    /// before the deadline, and the bucket is left clean. Waiters without
+    /// a deadline park too and all get the lock once it is released.
+    #[cfg(all(feature = "std", not(miri)))]
+    #[test]
+    fn timed_waiters_give_up_while_parked_and_parked_waiters_get_the_lock() {
+        use crate::timed::Deadline;
+        use core::time::Duration;
+        let l = RonRaw::new();
+        let addr = &l.block as *const AtomicU32 as usize;
+        let t = l.acquire();
+        std::thread::scope(|sc| {
+            let waiters: Vec<_> = (0..3)
+                .map(|_| {
+                    sc.spawn(|| {
+                        let deadline = Deadline::after(Duration::from_millis(300));
+                        let got = l.try_acquire_until(deadline);
+                        (got.is_none(), deadline.expired())
+                    })
+                })
+                .collect();
+            until_parked(&l, 1);
+            for w in waiters {
+                assert_eq!(
+                    w.join().unwrap(),
+                    (true, true),
+                    "a timed waiter got a held lock or left early"
+                );
+            }
+        });
+        assert_eq!(
+            park::counts(addr),
+            None,
+            "a timed waiter left its bucket dirty"
+        );
+        let count = std::sync::atomic::AtomicU32::new(0);
+        std::thread::scope(|sc| {
+            for _ in 0..3 {
+                sc.spawn(|| {
+                    let t = l.acquire();
+                    count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    // SAFETY: we hold the lock.
+                    unsafe { l.release(t) };
+                });
+            }
+            until_parked(&l, 1);
+            // SAFETY: we hold the lock (taken before the waiters came).
+            unsafe { l.release(t) };
+        });
+        assert_eq!(count.load(std::sync::atomic::Ordering::Relaxed), 3);
+        assert_eq!(park::counts(addr), None, "a waiter left its bucket dirty");
+        assert!(l.try_acquire().is_some());
     }
 
     /// An index the pool does not hold (a lock used with two pools): its

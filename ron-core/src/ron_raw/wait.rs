@@ -289,6 +289,18 @@ pub(crate) fn cpu_looked_shared() -> bool {
     OVERSUBSCRIBED.with(|o| o.get())
 }
 
+/// Records that this thread's CPU looks shared (the lock's waiters
+/// outnumber the CPUs), for [`cpu_looked_shared`]; the next quick yield
+/// clears it.
+#[cfg(all(feature = "std", not(loom), not(shuttle)))]
+pub(crate) fn mark_cpu_shared() {
+    OVERSUBSCRIBED.with(|o| o.set(true));
+}
+
+/// Nothing to record without `std` (and under loom and shuttle).
+#[cfg(any(not(feature = "std"), loom, shuttle))]
+pub(crate) fn mark_cpu_shared() {}
+
 /// Yields the CPU; returns whether the yield came back within
 /// [`QUICK_YIELD_NS`] (nobody else was runnable here) and records the
 /// answer for [`cpu_looked_shared`].

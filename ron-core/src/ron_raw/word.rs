@@ -3,9 +3,10 @@
 //! and why exclusion holds whatever the slots say, is in
 //! [`encoding`](super::encoding).
 
+use super::park::{Parked, Parking, SleepLimit, WaitClock, cpus};
 use super::wait::{
     PHASE_A_LOOKS, PHASE_A_PAUSE_MAX, Watch, cpu_looked_shared, first_budget, give_cpu_away,
-    yield_cpu,
+    mark_cpu_shared, yield_cpu,
 };
 use crate::slots::{GRANT, PlaceToken, SlotTable, count};
 use crate::sync::{AtomicU32, Ordering, spin_loop};
@@ -30,7 +31,19 @@ pub(crate) trait Rooms<const S: usize> {
     /// steers): an arrival then joins them at once instead of looking at
     /// the lock word first.
     fn crowded(&self) -> bool;
+    /// The lock's address: its key in the parking table.
+    fn key(&self) -> usize;
+    /// Threads waiting for the lock now (a snapshot that only steers;
+    /// 0 where nobody counts them).
+    fn waiters(&self) -> usize;
 }
+
+/// Looks at the lock word of a round on a shared CPU before the waiter
+/// parks.
+const SHARED_LOOKS: u32 = if cfg!(loom) { 1 } else { 10 };
+/// Of the [`SHARED_LOOKS`], those separated by a short spin (4, 8, 16
+/// pauses); a yield separates the others.
+const SHARED_SPINS: u32 = if cfg!(loom) { 1 } else { 3 };
 
 /// Doorbell spins between two questions to `keep_waiting` in a timed wait.
 const ASK_EVERY: u32 = 8;
@@ -277,7 +290,7 @@ impl Word {
         s: usize,
     ) -> PlaceToken {
         // `keep_waiting` never says no: no need to ask it within a round.
-        match self.acquire_slow_asking(rooms, s, u32::MAX, || true) {
+        match self.acquire_slow_asking(rooms, s, u32::MAX, || true, SleepLimit::Never) {
             Some(t) => t,
             // `keep_waiting` never says no.
             None => unreachable!(),
@@ -301,7 +314,25 @@ impl Word {
         s: usize,
         keep_waiting: impl FnMut() -> bool,
     ) -> Option<PlaceToken> {
-        self.acquire_slow_asking(rooms, s, ASK_EVERY, keep_waiting)
+        self.acquire_slow_asking(rooms, s, ASK_EVERY, keep_waiting, SleepLimit::Ask)
+    }
+
+    /// [`acquire_slow_while`](Self::acquire_slow_while) until `deadline`:
+    /// unlike a closure, a deadline lets a parked waiter sleep (until it).
+    #[cfg(feature = "std")]
+    pub(crate) fn acquire_slow_until<const S: usize, R: Rooms<S>>(
+        &self,
+        rooms: &R,
+        s: usize,
+        deadline: crate::timed::Deadline,
+    ) -> Option<PlaceToken> {
+        self.acquire_slow_asking(
+            rooms,
+            s,
+            ASK_EVERY,
+            || !deadline.expired(),
+            SleepLimit::Until(deadline),
+        )
     }
 
     /// [`acquire_slow_while`](Self::acquire_slow_while) that asks
@@ -313,16 +344,64 @@ impl Word {
         s: usize,
         ask_every: u32,
         mut keep_waiting: impl FnMut() -> bool,
+        limit: SleepLimit,
     ) -> Option<PlaceToken> {
+        // Leaves the lock's watch (if this waiter takes it) when dropped:
+        // on every return, and if `keep_waiting` unwinds.
+        let mut parking = Parking::new(rooms.key());
+        let mut clock = WaitClock::new();
         let mut watch = Watch::new();
         let mut first_round = true;
         let mut spins = first_budget();
         let mut room: Option<R::Room<'_>> = None;
         loop {
+            // Shared CPU: a registered waiter that is off the CPU would
+            // hold up the handovers addressed to it, so do not register:
+            // look at the lock word a few times (TTAS with backoff), then
+            // park. The watcher (or a waiter that cannot park) yields
+            // instead, and a quick yield ends the shared mode.
+            // The crowd is counted from the second round on (a look at the
+            // block's count, a line every arrival writes), and marks the
+            // CPU shared for this thread's next waits too.
+            let crowded = !first_round && rooms.waiters() > cpus();
+            if crowded {
+                mark_cpu_shared();
+            }
+            if crowded || cpu_looked_shared() {
+                crate::coverage::hit!("ron_raw.shared_round");
+                for i in 0..SHARED_LOOKS {
+                    if self.look::<S>(s, false, None, &mut watch) {
+                        return Some(PlaceToken::at(s));
+                    }
+                    if !keep_waiting() {
+                        crate::coverage::hit!("ron_raw.give_up");
+                        return None;
+                    }
+                    if i < SHARED_SPINS {
+                        for _ in 0..4 << i {
+                            spin_loop();
+                        }
+                    } else {
+                        yield_cpu();
+                    }
+                }
+                // Hold the lock's room (a pooled block) while parked: the
+                // releases of a lock with a block look for sleepers to wake.
+                if room.as_ref().is_some_and(|r| !rooms.is_current(r)) {
+                    room = None;
+                }
+                if room.is_none() {
+                    room = rooms.enter();
+                }
+                if parking.park(limit) != Parked::Slept {
+                    yield_cpu();
+                }
+                first_round = false;
+                continue;
+            }
             // Phase A (first round only): unregistered TTAS with backoff.
             if first_round {
                 let mut pause = 1u32;
-                let shared_cpu = cpu_looked_shared();
                 // Waiters are registered: the lock travels among them by
                 // handovers, and a look at the word now would only pull
                 // its line from the holder (and its next write would have
@@ -332,7 +411,7 @@ impl Word {
                 // would spend the models' execution budgets on a load that
                 // only steers; the registration it leads to is the one
                 // after phase A, which the models cover.)
-                let looks = if !cfg!(loom) && !shared_cpu && rooms.crowded() {
+                let looks = if !cfg!(loom) && rooms.crowded() {
                     crate::coverage::hit!("ron_raw.join_crowded");
                     0
                 } else {
@@ -349,24 +428,15 @@ impl Word {
                     // A handover in the word: waiters are registered and
                     // the lock travels among them, so join them now rather
                     // than keep looking at the word (each look a miss
-                    // queued behind its writes). Not on a shared CPU, where
-                    // a registered waiter would stall its handover while
-                    // it is off the CPU.
-                    if !shared_cpu && watch.saw_handover() {
+                    // queued behind its writes).
+                    if watch.saw_handover() {
                         crate::coverage::hit!("ron_raw.join_early");
                         break;
                     }
-                    if shared_cpu && pause == PHASE_A_PAUSE_MAX {
-                        // The CPU is oversubscribed: a spinning look only
-                        // pulls the line from a running holder (or keeps a
-                        // preempted one off this CPU); give the CPU away.
-                        yield_cpu();
-                    } else {
-                        for _ in 0..pause {
-                            spin_loop();
-                        }
-                        pause = (pause * 2).min(PHASE_A_PAUSE_MAX);
+                    for _ in 0..pause {
+                        spin_loop();
                     }
+                    pause = (pause * 2).min(PHASE_A_PAUSE_MAX);
                 }
                 first_round = false;
                 crate::coverage::hit!("ron_raw.register");
@@ -472,10 +542,19 @@ impl Word {
                     }
                 }
             }
-            // Phase C: give the CPU away, and learn from how long that took
-            // whether other threads want this CPU (oversubscribed: spin
-            // little) or not (spin longer, keep the route order).
-            spins = give_cpu_away(spins);
+            // Phase C: park when the CPU looks shared or the wait grew
+            // long (sleep, or keep the lock's watch awake); otherwise, and
+            // as the watcher, give the CPU away, and learn from how long
+            // that took whether other threads want this CPU (spin little)
+            // or not (spin longer, keep the route order).
+            let parked = if clock.long() {
+                parking.park(limit)
+            } else {
+                Parked::Not
+            };
+            if parked != Parked::Slept {
+                spins = give_cpu_away(spins);
+            }
             if !keep_waiting() {
                 // Not registered now (the round ended with leaving the
                 // slot and a last look); the room is dropped on return.
