@@ -231,18 +231,18 @@ pub mod ttas;
 #[cfg(not(loom))]
 pub use condvar::Condvar;
 pub use condvar::RonCondvar;
-pub use nxt_ron::NxtRon;
+pub use nxt_ron::{NxtRon, NxtRonInline};
 #[cfg(not(loom))]
 pub use reentrant::RonReentrantMutex;
 pub use ron::Ron;
 #[cfg(feature = "std")]
 pub use ron_park::RonPark;
-pub use ron_plock::RonPlock;
+pub use ron_plock::{RonPlock, RonPlockInline};
 pub use ron_raw::{RonInline, RonRaw};
 pub use ron_rw::RonRw;
 #[cfg(not(loom))]
 pub use ron_rw::RonRwLock;
-pub use ron_ticket::RonTicket;
+pub use ron_ticket::{RonTicket, RonTicketInline};
 pub use token::PlaceToken;
 #[allow(deprecated)]
 pub use token::SlotToken;

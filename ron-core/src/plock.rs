@@ -35,17 +35,133 @@
 //! "nobody" owns the lock.
 //! Waiters keep polling `in_use`, so a waiter that registered after the
 //! holder's scan still sees the lock freed: no lost wakeup.
+//!
+//! ## Where the slots live
+//! The pooled lock ([`NxtRon`](crate::NxtRon), [`RonPlock`](crate::RonPlock);
+//! core `PooledPlock` here) is 8 bytes: `in_use` and the 32-bit index of
+//! a block of [`BLOCK_SLOTS`](crate::ron_raw::BLOCK_SLOTS) slots (a
+//! [`SlotTable`](crate::slots::SlotTable)) in the pool `RonRaw` uses
+//! ([`pool`](crate::ron_raw::pool)), of which it uses the first
+//! [`active_slots()`](crate::ron_raw::active_slots), one per CPU of the
+//! installed route. A waiter enters the lock's block (claiming one when it
+//! has none: the claim zeroes the slot words and bitmap it will use) and
+//! holds a reference from before it registers until after it has taken
+//! the grant, unregistered, or left; a releaser holds one for its scan and
+//! grant. A held block is never detached, so every registered waiter is in
+//! the block the lock names. The pool's Release/Acquire chain (a user's
+//! last drop, the claim, the publication of the index, a user's look-up)
+//! orders a claim's cleaning after the last users' slot writes and before
+//! the next users' registrations: a count left behind would have a
+//! releaser grant an empty slot, and the lock would stay handed over with
+//! nobody to take it. The inline cores (`NxtRonInline<S>`,
+//! `RonPlockInline<S>`) keep `S` slots in the lock (`128 * (S + 1)` bytes).
+//!
+//! When the pool is exhausted, a waiter of a lock without a block waits
+//! *unregistered*: test-and-test-and-set on `in_use` with its relax policy,
+//! trying to register again every
+//! [`UNREGISTERED_LOOKS`](crate::ron_ticket::UNREGISTERED_LOOKS) looks. It
+//! then has no bound (registered slots are granted before it; it gets the
+//! lock when a release finds none), only progress.
 
+use crate::flag::TasFlag;
 use crate::in_use::InUse;
 use crate::relax::Relax;
+use crate::ron_raw::pool::{self, Pool};
+use crate::ron_ticket::UNREGISTERED_LOOKS;
 use crate::slots::SlotTable;
+use crate::sync::{AtomicU32, Ordering};
 use crate::token::PlaceToken;
 use crate::unwind::OnUnwind;
 
-/// The plock protocol over `S` slots; `BITMAP` selects the successor search.
+/// The plock protocol over `S` inline slots; `BITMAP` selects the
+/// successor search.
 pub(crate) struct Plock<const S: usize, const BITMAP: bool> {
     in_use: InUse,
     slots: SlotTable<S>,
+}
+
+/// The fast path: a load of `in_use`, then the CAS only when it looked
+/// free. An arrival that finds the lock held reads the line the waiters
+/// poll (it stays shared) and goes to register in its slot.
+#[inline]
+fn try_fast<const BITMAP: bool>(in_use: &TasFlag) -> bool {
+    if in_use.is_held() {
+        mark::<BITMAP>(Path::FastSawHeld);
+        return false;
+    }
+    in_use.try_take()
+}
+
+/// Registers in slot `s` of `slots` and waits for its grant or a free
+/// `in_use`. If `relax` (or `on_wait`) panics, the waiter leaves its slot
+/// and, if that would strand a grant to it, takes the grant and calls
+/// `hand_on(s)` (which must release the lock) before unwinding.
+#[inline]
+fn wait_registered<const S: usize, const BITMAP: bool, R: Relax>(
+    in_use: &TasFlag,
+    slots: &SlotTable<S>,
+    s: usize,
+    relax: &mut R,
+    on_wait: impl FnOnce(),
+    hand_on: impl Fn(usize),
+) -> PlaceToken {
+    let before = slots.register::<BITMAP>(s);
+    mark::<BITMAP>(Path::Registered);
+    if before > 0 {
+        mark::<BITMAP>(Path::SlotShared);
+    }
+    // While registered, a panic in `relax` (or `on_wait`) unwinds
+    // through this guard: it leaves the slot, and if that would strand
+    // a grant to it, takes the grant and hands the lock on.
+    let registered = OnUnwind::new(|| {
+        if slots.leave::<BITMAP>(s) {
+            crate::coverage::hit!("plock.unwind_took_grant");
+            hand_on(s);
+        } else {
+            crate::coverage::hit!("plock.unwind_left");
+        }
+    });
+    on_wait();
+    loop {
+        if slots.try_take_grant::<BITMAP>(s) {
+            mark::<BITMAP>(Path::GrantTaken);
+            registered.disarm();
+            return PlaceToken::at(s);
+        }
+        if in_use.take_if_free() {
+            mark::<BITMAP>(Path::FreeTaken);
+            slots.unregister::<BITMAP>(s);
+            registered.disarm();
+            return PlaceToken::at(s);
+        }
+        relax.relax();
+    }
+}
+
+/// Grants the first slot with a waiter among the first `n` of `slots`
+/// after `from` (bitmap or linear search), or frees `in_use`.
+#[inline]
+fn grant_or_free<const S: usize, const BITMAP: bool>(
+    in_use: &TasFlag,
+    slots: Option<&SlotTable<S>>,
+    n: usize,
+    from: usize,
+) {
+    let granted = slots.and_then(|slots| {
+        if BITMAP {
+            slots.grant_next_bitmap_within::<false>(from, n, 0)
+        } else {
+            slots.grant_next_linear_within(from, n)
+        }
+    });
+    match granted {
+        Some(t) if t == from => mark::<BITMAP>(Path::GrantedOwnSlot),
+        Some(_) => mark::<BITMAP>(Path::Granted),
+        None => {
+            mark::<BITMAP>(Path::FreedAfterScan);
+            in_use.free();
+        }
+    }
 }
 
 impl<const S: usize, const BITMAP: bool> Plock<S, BITMAP> {
@@ -56,53 +172,19 @@ impl<const S: usize, const BITMAP: bool> Plock<S, BITMAP> {
         }
     }
 
-    /// The fast path: a load of `in_use`, then the CAS only when it looked
-    /// free. An arrival that finds the lock held reads the line the
-    /// waiters poll (it stays shared) and goes to register in its slot.
+    /// See [`try_fast`].
     #[inline]
     pub(crate) fn try_fast(&self) -> bool {
-        if self.in_use.is_held() {
-            mark::<BITMAP>(Path::FastSawHeld);
-            return false;
-        }
-        self.in_use.try_take()
+        try_fast::<BITMAP>(&self.in_use)
     }
 
     #[cold]
     pub(crate) fn acquire_slow<R: Relax>(&self, s: usize, on_wait: impl FnOnce()) -> PlaceToken {
         // User code before registering: a panic here leaves nothing behind.
         let mut relax = R::default();
-        let before = self.slots.register::<BITMAP>(s);
-        mark::<BITMAP>(Path::Registered);
-        if before > 0 {
-            mark::<BITMAP>(Path::SlotShared);
-        }
-        // While registered, a panic in `relax` (or `on_wait`) unwinds
-        // through this guard: it leaves the slot, and if that would strand
-        // a grant to it, takes the grant and hands the lock on.
-        let registered = OnUnwind::new(|| {
-            if self.slots.leave::<BITMAP>(s) {
-                crate::coverage::hit!("plock.unwind_took_grant");
-                self.release_slow(PlaceToken::at(s));
-            } else {
-                crate::coverage::hit!("plock.unwind_left");
-            }
-        });
-        on_wait();
-        loop {
-            if self.slots.try_take_grant::<BITMAP>(s) {
-                mark::<BITMAP>(Path::GrantTaken);
-                registered.disarm();
-                return PlaceToken::at(s);
-            }
-            if self.in_use.take_if_free() {
-                mark::<BITMAP>(Path::FreeTaken);
-                self.slots.unregister::<BITMAP>(s);
-                registered.disarm();
-                return PlaceToken::at(s);
-            }
-            relax.relax();
-        }
+        wait_registered::<S, BITMAP, R>(&self.in_use, &self.slots, s, &mut relax, on_wait, |s| {
+            self.release_slow(PlaceToken::at(s))
+        })
     }
 
     /// # Safety
@@ -120,25 +202,124 @@ impl<const S: usize, const BITMAP: bool> Plock<S, BITMAP> {
     #[cold]
     fn release_slow(&self, token: PlaceToken) {
         token.release_from_slot::<S>(|from| {
-            let granted = if BITMAP {
-                self.slots.grant_next_bitmap(from)
-            } else {
-                self.slots.grant_next_linear(from)
-            };
-            match granted {
-                Some(t) if t == from => mark::<BITMAP>(Path::GrantedOwnSlot),
-                Some(_) => mark::<BITMAP>(Path::Granted),
-                None => {
-                    mark::<BITMAP>(Path::FreedAfterScan);
-                    self.in_use.free();
-                }
-            }
+            grant_or_free::<S, BITMAP>(&self.in_use, Some(&self.slots), S, from)
         });
     }
 
     #[inline]
     pub(crate) fn is_held(&self) -> bool {
         self.in_use.is_held()
+    }
+}
+
+/// The plock protocol over the slots of a pooled block (module docs,
+/// "Where the slots live"): 8 bytes.
+pub(crate) struct PooledPlock<const BITMAP: bool> {
+    in_use: TasFlag,
+    /// The index of the lock's block in its pool (0: none).
+    home: AtomicU32,
+}
+
+impl<const BITMAP: bool> PooledPlock<BITMAP> {
+    crate::sync::const_fn_unless_loom! {
+        pub(crate) fn new() -> Self {
+            PooledPlock { in_use: TasFlag::new(), home: AtomicU32::new(0) }
+        }
+    }
+
+    /// See [`try_fast`].
+    #[inline]
+    pub(crate) fn try_fast(&self) -> bool {
+        try_fast::<BITMAP>(&self.in_use)
+    }
+
+    /// The slow path in slot `s` (`< active_slots()`) with blocks from `pool`.
+    #[cold]
+    pub(crate) fn acquire_slow_in<'a, R: Relax>(
+        &'a self,
+        pool: &Pool<'a>,
+        s: usize,
+        on_wait: impl FnOnce(),
+    ) -> PlaceToken {
+        // User code before registering: a panic here leaves nothing behind.
+        let mut relax = R::default();
+        let mut on_wait = Some(on_wait);
+        loop {
+            if let Some(room) = pool::enter(&self.home, pool, self as *const Self as usize) {
+                // `room` is dropped after the waiter took the lock or left
+                // its slot (also when unwinding: it was declared first).
+                return wait_registered::<{ pool::BLOCK_SLOTS }, BITMAP, R>(
+                    &self.in_use,
+                    &room,
+                    s,
+                    &mut relax,
+                    || on_wait.take().map_or((), |f| f()),
+                    |s| {
+                        // SAFETY: `leave` took the grant, so we own the
+                        // lock; it is this lock's pool.
+                        unsafe { self.release_in(pool, PlaceToken::at(s)) }
+                    },
+                );
+            }
+            // No block to be had: wait unregistered for a while (TTAS),
+            // then try to register again. A panic here holds nothing.
+            mark::<BITMAP>(Path::Unregistered);
+            if let Some(f) = on_wait.take() {
+                f();
+            }
+            for _ in 0..UNREGISTERED_LOOKS {
+                if self.in_use.take_if_free() {
+                    mark::<BITMAP>(Path::FreeTaken);
+                    return PlaceToken::at(s);
+                }
+                relax.relax();
+            }
+        }
+    }
+
+    /// Releases the lock: grants the next waiting slot of the lock's block,
+    /// or frees it.
+    ///
+    /// # Safety
+    /// The caller holds the lock; `pool` is the lock's pool.
+    #[inline]
+    pub(crate) unsafe fn release_in(&self, pool: &Pool<'_>, token: PlaceToken) {
+        // SeqCst: ordered with the waiters' `enter` (SeqCst); a stale
+        // answer frees the lock, which registered waiters see at their next
+        // look at `in_use`.
+        let index = self.home.load(Ordering::SeqCst);
+        let idle = index == 0
+            || (BITMAP
+                && !pool
+                    .block(index)
+                    .is_some_and(|b| b.slots().any_marked_within(pool::active_slots())));
+        if idle {
+            // Read without a reference: blocks are type-stable, and a
+            // stale "nobody" only frees the lock.
+            mark::<BITMAP>(Path::FreedNoMark);
+            self.in_use.free();
+            return;
+        }
+        token.release_from_slot_of(pool::active_slots(), |from| {
+            // The reference keeps the block this lock's while we grant.
+            let room = pool::current(&self.home, pool);
+            grant_or_free::<{ pool::BLOCK_SLOTS }, BITMAP>(
+                &self.in_use,
+                room.as_deref(),
+                pool::active_slots(),
+                from,
+            );
+        });
+    }
+
+    #[inline]
+    pub(crate) fn is_held(&self) -> bool {
+        self.in_use.is_held()
+    }
+
+    /// Whether the lock holds a pooled block (a snapshot).
+    pub(crate) fn has_block(&self) -> bool {
+        self.home.load(Ordering::Relaxed) != 0 // a snapshot by contract
     }
 }
 
@@ -164,11 +345,13 @@ enum Path {
     FreedNoMark,
     /// A fast path found the lock held and wrote nothing.
     FastSawHeld,
+    /// A waiter found no block to be had (pool exhausted): unregistered.
+    Unregistered,
 }
 
 impl Path {
     /// Counter names per variant (`[linear, bitmap]`), in declaration order.
-    const NAMES: [[&'static str; 9]; 2] = [
+    const NAMES: [[&'static str; 10]; 2] = [
         [
             "ron_plock.registered",
             "ron_plock.slot_shared",
@@ -179,6 +362,7 @@ impl Path {
             "ron_plock.freed_after_scan",
             "ron_plock.freed_no_mark",
             "ron_plock.fast_saw_held",
+            "ron_plock.unregistered",
         ],
         [
             "nxt_ron.registered",
@@ -190,6 +374,7 @@ impl Path {
             "nxt_ron.freed_after_scan",
             "nxt_ron.freed_no_mark",
             "nxt_ron.fast_saw_held",
+            "nxt_ron.unregistered",
         ],
     ];
 }

@@ -106,8 +106,10 @@ pub(crate) fn count(word: u32) -> u32 {
     word >> 1
 }
 
-/// `S` slots and (for the bitmap variants) their bitmap.
-pub(crate) struct SlotTable<const S: usize> {
+/// `S` slots and (for the bitmap variants) their bitmap: the inline slots
+/// of `NxtRon`/`RonPlock` and the slots of a pooled block of `RonRaw`,
+/// `NxtRon` and `RonPlock` (opaque outside the crate).
+pub struct SlotTable<const S: usize> {
     slots: [Slot; S],
 }
 
@@ -362,17 +364,12 @@ impl<const S: usize> SlotTable<S> {
     }
 
     /// Grants the first slot with a registered waiter after `from` around the
-    /// ring (`from` itself last), by a linear scan of the slot words.
+    /// ring of the first `n` slots (`1 <= n <= S`; the others are never
+    /// used; `from` itself last), by a linear scan of the slot words.
     /// Returns the slot granted, or `None` if no slot has a waiter.
-    pub(crate) fn grant_next_linear(&self, from: usize) -> Option<usize> {
-        (1..=S).map(|i| (from + i) % S).find(|&t| self.grant(t))
-    }
-
-    /// Like [`grant_next_linear`](Self::grant_next_linear) but visits only
-    /// the slots marked in the bitmap: rotate + trailing_zeros per word, so
-    /// the successor is found in O(S / 64) word reads.
-    pub(crate) fn grant_next_bitmap(&self, from: usize) -> Option<usize> {
-        self.grant_next_bitmap_within::<false>(from, S, 0)
+    pub(crate) fn grant_next_linear_within(&self, from: usize, n: usize) -> Option<usize> {
+        let n = n.clamp(1, S);
+        (1..=n).map(|i| (from + i) % n).find(|&t| self.grant(t))
     }
 
     /// The note of slot `s` (`RonRaw`: see [`Slot::note`]).
@@ -381,8 +378,10 @@ impl<const S: usize> SlotTable<S> {
         &self.slots[s].note
     }
 
-    /// [`grant_next_bitmap`](Self::grant_next_bitmap) on the ring of the
-    /// first `n` slots only (`1 <= n <= S`; the others are never used).
+    /// Like [`grant_next_linear_within`](Self::grant_next_linear_within)
+    /// but visits only the slots marked in the bitmap: rotate +
+    /// trailing_zeros per word, so the successor is found in O(n / 64)
+    /// word reads.
     ///
     /// `LAZY` (`RonRaw`, whose waiters leave their bit set when they take
     /// the lock, see [`unregister_keep_bit`](Self::unregister_keep_bit)):

@@ -16,7 +16,7 @@ mod common;
 
 use common::{ModelLock, Shared};
 use loom::thread;
-use ron_core::{NxtRon, PlaceToken, Ron, RonInline, RonPlock, RonRaw, RonTicket};
+use ron_core::{NxtRonInline, PlaceToken, Ron, RonInline, RonPlockInline, RonRaw, RonTicketInline};
 
 /// Preemption bound of the three-thread models.
 const PREEMPTIONS_3: usize = 1;
@@ -131,8 +131,8 @@ macro_rules! models {
 }
 
 models!(ron_alg1, Ron<1>, Ron<2>);
-models!(ron_plock, RonPlock<1>, RonPlock<2>);
-models!(nxt_ron, NxtRon<1>, NxtRon<2>);
-models!(ron_ticket, RonTicket<1>, RonTicket<2>);
+models!(ron_plock, RonPlockInline<1>, RonPlockInline<2>);
+models!(nxt_ron, NxtRonInline<1>, NxtRonInline<2>);
+models!(ron_ticket, RonTicketInline<1>, RonTicketInline<2>);
 models!(ron_inline, RonInline<1>, RonInline<2>);
 models!(ron_raw, RonRaw, RonRaw);

@@ -27,7 +27,7 @@ use common::Shared;
 use loom::sync::Arc;
 use loom::thread;
 use ron_core::sh_ron::ShTable;
-use ron_core::{NxtRon, PlaceToken, Ron, RonPlock, RonTicket, ShRon, coverage};
+use ron_core::{NxtRonInline, PlaceToken, Ron, RonPlockInline, RonTicketInline, ShRon, coverage};
 
 /// Preemption bound of the two-thread models.
 const BOUND_2: usize = 2;
@@ -99,7 +99,7 @@ macro_rules! slotted {
         }
     )*};
 }
-slotted!(NxtRon<2>, RonPlock<2>, RonTicket<2>, Ron<2>);
+slotted!(NxtRonInline<2>, RonPlockInline<2>, RonTicketInline<2>, Ron<2>);
 
 /// The holder takes the lock in `holder_slot`; two waiters arrive in
 /// `waiter_slots` and register while it holds; it hands over, then (if
@@ -251,8 +251,8 @@ macro_rules! plock_models {
     };
 }
 
-plock_models!(nxt_ron, NxtRon<2>, "nxt_ron.");
-plock_models!(ron_plock, RonPlock<2>, "ron_plock.");
+plock_models!(nxt_ron, NxtRonInline<2>, "nxt_ron.");
+plock_models!(ron_plock, RonPlockInline<2>, "ron_plock.");
 
 /// NxtRon only: an unlock that finds the bitmap empty frees at once.
 #[test]
@@ -262,7 +262,7 @@ fn nxt_ron_freed_no_mark() {
         BOUND_2,
         &["nxt_ron.", "slots."],
         &["nxt_ron.freed_no_mark", "nxt_ron.free_taken"],
-        racing_model::<NxtRon<2>>,
+        racing_model::<NxtRonInline<2>>,
     );
 }
 
@@ -280,7 +280,7 @@ mod fast_path {
             BOUND_3,
             &["ron_ticket.", "model."],
             &["ron_ticket.fast_saw_held", "model.second_round_waited"],
-            || handover_model::<RonTicket<2>>(0, [1, 1], true),
+            || handover_model::<RonTicketInline<2>>(0, [1, 1], true),
         );
     }
 
@@ -644,8 +644,8 @@ mod unwind_hands_on {
         )*};
     }
     unwind_lock!(
-        NxtRon<2, PanicRelax> => NxtRon::new(), |l: &Self, s| l.acquire_in_observed(s, || ());
-        RonPlock<2, PanicRelax> => RonPlock::new(), |l: &Self, s| l.acquire_in_observed(s, || ());
+        NxtRonInline<2, PanicRelax> => NxtRonInline::new(), |l: &Self, s| l.acquire_in_observed(s, || ());
+        RonPlockInline<2, PanicRelax> => RonPlockInline::new(), |l: &Self, s| l.acquire_in_observed(s, || ());
         ShRon<PanicRelax> => ShRon::new_in(Box::leak(Box::new(ShTable::new()))),
             |l: &Self, s| l.acquire_in(s)
     );
@@ -715,7 +715,7 @@ mod unwind_hands_on {
             1,
             &["plock.unwind", "nxt_ron.granted"],
             &["plock.unwind_took_grant", "plock.unwind_left"],
-            model::<NxtRon<2, PanicRelax>>,
+            model::<NxtRonInline<2, PanicRelax>>,
         );
     }
 
@@ -726,7 +726,7 @@ mod unwind_hands_on {
             1,
             &["plock.unwind", "ron_plock.granted"],
             &["plock.unwind_took_grant", "plock.unwind_left"],
-            model::<RonPlock<2, PanicRelax>>,
+            model::<RonPlockInline<2, PanicRelax>>,
         );
     }
 
