@@ -47,7 +47,7 @@
 //! use ron_core::lock_api::Mutex;
 //! use ron_core::{NxtRon, ShRon};
 //!
-//! let a: Mutex<NxtRon<16>, u32> = Mutex::new(1);
+//! let a: Mutex<NxtRon, u32> = Mutex::new(1);
 //! let b: Mutex<ShRon, u32> = Mutex::new(2);
 //! assert_eq!(*a.lock() + *b.lock(), 3);
 //! ```
@@ -64,9 +64,10 @@
 //! |---|---|---|---|
 //! | [`RonRaw`] | TTAS fast path + route-ordered handover among spinning waiters; robust under oversubscription; its route-ordered slots come from a process-wide pool of blocks while it is contended (the default, [`RonMutex`]) | 8 (+ a pooled block of [`BLOCK_SLOTS`](ron_raw::BLOCK_SLOTS) slots per lock contended at that moment; see [`ron_raw`] for the pool's sizes) | mutual exclusion, progress; no waiting bound |
 //! | [`RonInline`] | `RonRaw` with its `S` slots inline (no pool) | `128 * (S + 1)`, 2176 for the default `S = 16` | as `RonRaw` |
-//! | [`NxtRon`] | RON-plock + bitmap successor search (nxtRON) | `128 * (S + 1)` | mutual exclusion, progress, per-slot bound `S - 1` (+1) |
-//! | [`RonPlock`] | RON Algorithm 3: per-slot count + grant | `128 * (S + 1)` | as `NxtRon` |
-//! | [`RonTicket`] | RON Algorithm 2: per-slot ticket lock, route order between slots | `128 * (S + 1)` | mutual exclusion, progress, FIFO in a slot, bound `q + (q+1)(S-1) + 1` |
+//! | [`NxtRon`] | RON-plock + bitmap successor search (nxtRON); one slot per CPU from a pool (as `RonRaw`'s) while contended | 8 (+ a pooled block while contended) | mutual exclusion, progress, per-slot bound `n - 1` (+1), `n` = [`active_slots()`](ron_raw::active_slots); none while the pool is exhausted |
+//! | [`RonPlock`] | RON Algorithm 3: per-slot count + grant; pooled slots as `NxtRon` | 8 (+ a pooled block while contended) | as `NxtRon` |
+//! | [`RonTicket`] | RON Algorithm 2: per-slot ticket lock, route order between slots; pooled slots (a pool of its own) | 8 (+ a pooled block while contended) | mutual exclusion, progress, FIFO in a slot, bound `q + (q+1)(n-1) + 1`; none while the pool is exhausted |
+//! | [`NxtRonInline`], [`RonPlockInline`], [`RonTicketInline`] | the same with `S` slots in the lock (no pool) | `128 * (S + 1)` | as above with `n = S` |
 //! | [`Ron`] | RON Algorithm 1 with a claim step | `128 * (S + 1)` | mutual exclusion, progress, bound `S - 1` (+1) for claimers |
 //! | [`ShRon`] | compact RON: one word + 2 bits per CPU in a process-wide wait table (column claimed on first contention) | 8 | mutual exclusion, progress, bound `MAX_CPUS_IN_TABLE - 1` (+1) for claimers |
 //! | [`Cna`] | compact NUMA-aware MCS (waiters-only queue, secondary queue, flush threshold, shuffle reduction) | 8 | mutual exclusion, progress, bounded by the flush threshold `2^FLUSH_LOG2` |
@@ -90,7 +91,7 @@
 //! | `api04.rs` | `lock_api` 0.4 impls (feature `lock_api_04`) |
 //! | `nxt_ron.rs` | [`NxtRon`]: RON Algorithm 3 with a bitmap successor search |
 //! | `ron_plock.rs` | [`RonPlock`]: RON Algorithm 3 with a linear successor scan |
-//! | `plock.rs` | the RON Algorithm 3 core shared by `NxtRon` and `RonPlock` |
+//! | `plock.rs` | the RON Algorithm 3 core shared by `NxtRon` and `RonPlock` (pooled and inline) |
 //! | `ron_ticket.rs` | [`RonTicket`]: RON Algorithm 2, a ticket lock per slot |
 //! | `ron.rs` | [`Ron`]: RON Algorithm 1 with a claim step |
 //! | `sh_ron.rs` | [`ShRon`]: one-word RON over a process-wide wait table |

@@ -41,8 +41,8 @@
 use core::marker::PhantomData;
 
 use crate::plock::{Plock, PooledPlock};
-use crate::ron_raw::pool::{self, Pool};
 use crate::relax::{DefaultRelax, Relax};
+use crate::ron_raw::pool::{self, Pool};
 use crate::token::PlaceToken;
 
 /// nxtRON: RON-plock plus a bitmap of slots that have waiters, so the
@@ -111,7 +111,8 @@ impl<R: Relax, const BITMAP: bool> NxtRon<R, BITMAP> {
     /// grant or a free lock.
     #[cold]
     fn acquire_slow(&self, slot: usize, on_wait: impl FnOnce()) -> PlaceToken {
-        self.inner.acquire_slow_in::<R>(pool::global(), slot, on_wait)
+        self.inner
+            .acquire_slow_in::<R>(pool::global(), slot, on_wait)
     }
 
     /// [`acquire_in`](Self::acquire_in) with blocks from `pool` (models
@@ -306,10 +307,14 @@ crate::raw_impl::impl_default_debug! {
 
 impl<const S: usize, R: Relax, const BITMAP: bool> core::fmt::Debug for NxtRonInline<S, R, BITMAP> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct(if BITMAP { "NxtRonInline" } else { "RonPlockInline" })
-            .field("slots", &S)
-            .field("locked", &self.is_held())
-            .finish()
+        f.debug_struct(if BITMAP {
+            "NxtRonInline"
+        } else {
+            "RonPlockInline"
+        })
+        .field("slots", &S)
+        .field("locked", &self.is_held())
+        .finish()
     }
 }
 

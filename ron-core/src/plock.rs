@@ -287,6 +287,8 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
         // SeqCst: ordered with the waiters' `enter` (SeqCst); a stale
         // answer frees the lock, which registered waiters see at their next
         // look at `in_use`.
+        // mutants: the waiting bound only (a missed waiter takes the freed
+        // lock at its next look; exclusion and progress stand).
         let index = self.home.load(Ordering::SeqCst);
         let idle = index == 0
             || (BITMAP

@@ -104,11 +104,11 @@ use crossbeam_utils::CachePadded;
 use crate::flag::TasFlag;
 use crate::in_use::InUse;
 use crate::relax::{DefaultRelax, Relax};
+#[cfg(all(not(loom), not(all(feature = "std", not(shuttle), not(ron_vm)))))]
+use crate::ron_raw::pool::POOL_BLOCKS;
 use crate::ron_raw::pool::{self, BLOCK_SLOTS, Block, BlockSlots, Pool, PoolPaths};
 #[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
 use crate::ron_raw::pool::{GROW_CHUNKS, POOL_BLOCKS};
-#[cfg(all(not(loom), not(all(feature = "std", not(shuttle), not(ron_vm)))))]
-use crate::ron_raw::pool::POOL_BLOCKS;
 use crate::sync::{AtomicBool, AtomicU32, Ordering};
 use crate::token::PlaceToken;
 use crate::unwind::AbortOnUnwind;
@@ -410,6 +410,8 @@ impl<R: Relax> RonTicket<R> {
         // SeqCst: ordered with the waiters' `enter` (SeqCst), as a
         // releaser's look-up in the pool; a stale 0 frees the lock, which a
         // registered waiter sees at its next look at `in_use`.
+        // mutants: the waiting bound only (a missed waiter takes the freed
+        // lock at its next look; exclusion and progress stand).
         if self.home.load(Ordering::SeqCst) == 0 {
             crate::coverage::hit!("ron_ticket.freed_no_block");
             self.in_use.free();
@@ -571,7 +573,7 @@ impl<const S: usize, R: Relax> RonTicketInline<S, R> {
         let ticket = slot.take_ticket();
         // A ticket cannot be given back without waiting for its turn: a
         // panic in `relax` (or `on_wait`) aborts.
-        let queued = AbortOnUnwind::new("RonTicket");
+        let queued = AbortOnUnwind::new("RonTicketInline");
         on_wait();
         slot.wait_turn(&self.in_use, ticket, &mut relax);
         queued.disarm();

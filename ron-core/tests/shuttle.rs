@@ -39,8 +39,8 @@ use std::time::Instant;
 
 use lock_api::RawMutex;
 use ron_core::{
-    CBoMcs, Cna, Fsl, Mcs, NxtRonInline, PlaceToken, Ron, RonInline, RonPark, RonPlockInline, RonRaw,
-    RonTicketInline, ShRon, Tas, Ticket, Ttas, coverage,
+    CBoMcs, Cna, Fsl, Mcs, NxtRonInline, PlaceToken, Ron, RonInline, RonPark, RonPlockInline,
+    RonRaw, RonTicketInline, ShRon, Tas, Ticket, Ttas, coverage,
 };
 use ron_testkit::for_each_lock;
 use shuttle::scheduler::{PctScheduler, RandomScheduler};

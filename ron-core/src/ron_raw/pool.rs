@@ -60,23 +60,31 @@
 //! block stays attached to its lock, idle, until its lock is next contended.
 //!
 //! ## What the orderings buy
-//! Route order, nothing else. Exclusion is the lock word's alone, and
-//! progress does not need the slots either (waiters poll the lock word,
-//! and a handover to a slot nobody waits in is taken over). The pool's
-//! accounting holds under any ordering: the reference count changes only
-//! by read-modify-writes, which every thread sees in one order, so a block
-//! is never claimed (`0 -> 2`) while anyone holds a reference; and blocks
-//! are type-stable atomics, so a stale index is never undefined
-//! behaviour. What the `SeqCst` of the count, the index and the claim buy
-//! is that a block's slot words are seen clean by its new users and that
-//! the last users' slot updates cannot land after a claim's cleaning: a
-//! weakened one could leave a stale count or doorbell in a fresh block
-//! (handovers to an empty slot, each taken over after `PATIENCE_NS`) or
-//! let a waiter register in a block just detached (it loses its route
-//! position). No test can tell: loom appends every store at the end of
-//! the modification order, and x86 compiles these read-modify-writes the
-//! same either way. `.ci/mutants` lists them as annotated survivors.
+//! For `RonRaw`, route order, nothing else. Exclusion is the lock word's
+//! alone, and progress does not need the slots either (waiters poll the
+//! lock word, and a handover to a slot nobody waits in is taken over).
+//! The pool's accounting holds under any ordering: the reference count
+//! changes only by read-modify-writes, which every thread sees in one
+//! order, so a block is never claimed (`0 -> 2`) while anyone holds a
+//! reference; and blocks are type-stable atomics, so a stale index is
+//! never undefined behaviour. What the `SeqCst` of the count, the index
+//! and the claim buy is that a block's slot words are seen clean by its
+//! new users and that the last users' slot updates cannot land after a
+//! claim's cleaning: a weakened one could leave a stale count or doorbell
+//! in a fresh block (handovers to an empty slot, each taken over after
+//! `PATIENCE_NS`) or let a waiter register in a block just detached (it
+//! loses its route position).
 //!
+//! For the grant locks (`RonTicket`, `NxtRon`, `RonPlock`) the same
+//! orderings are **progress**: a grant is never taken over, so a count (or
+//! an unserved ticket) left behind in a fresh block would have a releaser
+//! grant an empty slot and leave the lock handed to nobody. Exclusion
+//! still does not depend on them (a grant is set only by the holder, under
+//! a reference, and taken by one CAS). No test can tell a weakened one: loom
+//! appends every store at the end of the modification order, and x86
+//! compiles these read-modify-writes the same either way. `.ci/mutants`
+//! lists them as annotated survivors.
+
 //! ## Size and growth
 //! [`POOL_BLOCKS`] static blocks exist (about 2.2 KiB each, zero-initialised
 //! static memory: pages the process never touches cost nothing). With
@@ -217,6 +225,7 @@ pub struct PoolPaths {
     reopened: &'static str,
     publish_lost: &'static str,
     exhausted: &'static str,
+    #[cfg_attr(any(loom, shuttle, ron_vm, not(feature = "std")), allow(dead_code))]
     grow: &'static str,
 }
 
@@ -612,7 +621,7 @@ impl<'a, T: BlockSlots> Pool<'a, T> {
             // SeqCst (Acquire at least): the last user's drop (a Release
             // decrement) happens-before our cleaning below, so none of its
             // slot writes can land after it.
-            // mutants: route order only (module docs, "What the orderings buy").
+            // mutants: route order (RonRaw), progress (grant locks): module docs.
             if b.head
                 .refs
                 .compare_exchange(0, 2, Ordering::SeqCst, Ordering::Relaxed)
@@ -711,21 +720,21 @@ impl<T: BlockSlots> Drop for BlockRef<'_, T> {
         let refs = &self.block.head.refs;
         // SeqCst (Release at least): our slot writes happen-before a later
         // claim's cleaning.
-        // mutants: route order only (module docs, "What the orderings buy").
+        // mutants: route order (RonRaw), progress (grant locks): module docs.
         if refs.fetch_sub(1, Ordering::SeqCst) != 2 {
             return;
         }
         // Only the lock's reference is left, unless a user entered since:
         // close the block (`1 -> CLOSED` fails if one did; of several
         // returners at most one CAS succeeds).
-        // mutants: route order only (module docs, "What the orderings buy").
+        // mutants: route order (RonRaw), progress (grant locks): module docs.
         if refs
             .compare_exchange(1, CLOSED, Ordering::SeqCst, Ordering::Relaxed)
             .is_err()
         {
             return;
         }
-        // mutants: route order only (module docs, "What the orderings buy").
+        // mutants: route order (RonRaw), progress (grant locks): module docs.
         if self
             .home
             .compare_exchange(self.index, 0, Ordering::SeqCst, Ordering::Relaxed)
@@ -733,7 +742,7 @@ impl<T: BlockSlots> Drop for BlockRef<'_, T> {
         {
             mark(T::PATHS.ret);
             // Drops the lock's reference (the flag stood for it).
-            // mutants: route order only (module docs, "What the orderings buy").
+            // mutants: route order (RonRaw), progress (grant locks): module docs.
             refs.fetch_sub(CLOSED, Ordering::SeqCst); // as above
         } else {
             // Our lock no longer names the block: it was returned and
@@ -741,7 +750,7 @@ impl<T: BlockSlots> Drop for BlockRef<'_, T> {
             // that lock's idle block. Reopen it (the flag back into its
             // lock's reference).
             mark(T::PATHS.reopened);
-            // mutants: route order only (module docs, "What the orderings buy").
+            // mutants: route order (RonRaw), progress (grant locks): module docs.
             refs.fetch_add(1u32.wrapping_sub(CLOSED), Ordering::SeqCst); // as above
         }
     }
@@ -795,7 +804,7 @@ fn find<'a, T: BlockSlots>(home: &'a AtomicU32, pool: &Pool<'a, T>) -> Found<'a,
         // SeqCst: ordered with the waiters' registration (SeqCst), so a
         // releaser that sees no block is ordered before their next look at
         // the lock word.
-        // mutants: route order only (module docs, "What the orderings buy").
+        // mutants: route order (RonRaw), progress (grant locks): module docs.
         let index = home.load(Ordering::SeqCst);
         if index == 0 {
             return Found::Nothing;
@@ -805,9 +814,9 @@ fn find<'a, T: BlockSlots>(home: &'a AtomicU32, pool: &Pool<'a, T>) -> Found<'a,
         };
         // SeqCst: the count and the re-check below must not be reordered
         // (a detach between them would go unnoticed).
-        // mutants: route order only (module docs, "What the orderings buy").
+        // mutants: route order (RonRaw), progress (grant locks): module docs.
         let before = block.head.refs.fetch_add(1, Ordering::SeqCst);
-        // mutants: route order only (module docs, "What the orderings buy").
+        // mutants: route order (RonRaw), progress (grant locks): module docs.
         if before & CLOSED == 0 && home.load(Ordering::SeqCst) == index {
             mark(T::PATHS.use_);
             return Found::Block(BlockRef { block, home, index });
@@ -819,7 +828,7 @@ fn find<'a, T: BlockSlots>(home: &'a AtomicU32, pool: &Pool<'a, T>) -> Found<'a,
         } else {
             T::PATHS.stale
         });
-        // mutants: route order only (module docs, "What the orderings buy").
+        // mutants: route order (RonRaw), progress (grant locks): module docs.
         block.head.refs.fetch_sub(1, Ordering::SeqCst); // as for a drop
         if before & CLOSED != 0 {
             // Its returner detaches it next.
@@ -855,13 +864,13 @@ pub(crate) fn enter<'a, T: BlockSlots>(
         let (block, index) = pool.claim(key)?;
         // SeqCst (Release at least): publishes the cleaned block to the
         // users that load the index; on failure we only loop.
-        // mutants: route order only (module docs, "What the orderings buy").
+        // mutants: route order (RonRaw), progress (grant locks): module docs.
         match home.compare_exchange(0, index, Ordering::SeqCst, Ordering::SeqCst) {
             Ok(_) => return Some(BlockRef { block, home, index }),
             Err(_) => {
                 // Another waiter published first: give ours back, use theirs.
                 mark(T::PATHS.publish_lost);
-                // mutants: route order only (module docs, "What the orderings buy").
+                // mutants: route order (RonRaw), progress (grant locks): module docs.
                 block.head.refs.fetch_sub(2, Ordering::SeqCst); // as for a drop
             }
         }
