@@ -40,8 +40,8 @@
 //! The pooled lock ([`NxtRon`](crate::NxtRon), [`RonPlock`](crate::RonPlock);
 //! core `PooledPlock` here) is 8 bytes: `in_use` and the 32-bit index of
 //! a block of [`BLOCK_SLOTS`](crate::ron_raw::BLOCK_SLOTS) slots (a
-//! [`SlotTable`](crate::slots::SlotTable)) in the pool `RonRaw` uses
-//! ([`pool`](crate::ron_raw::pool)), of which it uses the first
+//! [`SlotTable`]) in the pool `RonRaw` uses
+//! ([`pool`]), of which it uses the first
 //! [`active_slots()`](crate::ron_raw::active_slots), one per CPU of the
 //! installed route. A waiter enters the lock's block (claiming one when it
 //! has none: the claim zeroes the slot words and bitmap it will use) and
@@ -59,7 +59,7 @@
 //! When the pool is exhausted, a waiter of a lock without a block waits
 //! *unregistered*: test-and-test-and-set on `in_use` with its relax policy,
 //! trying to register again every
-//! [`UNREGISTERED_LOOKS`](crate::ron_ticket::UNREGISTERED_LOOKS) looks. It
+//! [`UNREGISTERED_LOOKS`] looks. It
 //! then has no bound (registered slots are granted before it; it gets the
 //! lock when a release finds none), only progress.
 
@@ -69,7 +69,7 @@ use crate::relax::Relax;
 use crate::ron_raw::pool::{self, Pool};
 use crate::ron_ticket::UNREGISTERED_LOOKS;
 use crate::slots::SlotTable;
-use crate::sync::{AtomicU32, Ordering};
+use crate::sync::{AtomicBool, AtomicU32, Ordering};
 use crate::token::PlaceToken;
 use crate::unwind::OnUnwind;
 
@@ -216,6 +216,9 @@ impl<const S: usize, const BITMAP: bool> Plock<S, BITMAP> {
 /// "Where the slots live"): 8 bytes.
 pub(crate) struct PooledPlock<const BITMAP: bool> {
     in_use: TasFlag,
+    /// Whether the owner acquired in the lock's block and kept its block
+    /// reference for its release (read and written only by the owner).
+    owner_ref: AtomicBool,
     /// The index of the lock's block in its pool (0: none).
     home: AtomicU32,
 }
@@ -223,7 +226,11 @@ pub(crate) struct PooledPlock<const BITMAP: bool> {
 impl<const BITMAP: bool> PooledPlock<BITMAP> {
     crate::sync::const_fn_unless_loom! {
         pub(crate) fn new() -> Self {
-            PooledPlock { in_use: TasFlag::new(), home: AtomicU32::new(0) }
+            PooledPlock {
+                in_use: TasFlag::new(),
+                owner_ref: AtomicBool::new(false),
+                home: AtomicU32::new(0),
+            }
         }
     }
 
@@ -248,7 +255,7 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
             if let Some(room) = pool::enter(&self.home, pool, self as *const Self as usize) {
                 // `room` is dropped after the waiter took the lock or left
                 // its slot (also when unwinding: it was declared first).
-                return wait_registered::<{ pool::BLOCK_SLOTS }, BITMAP, R>(
+                let token = wait_registered::<{ pool::BLOCK_SLOTS }, BITMAP, R>(
                     &self.in_use,
                     &room,
                     s,
@@ -260,6 +267,12 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
                         unsafe { self.release_in(pool, PlaceToken::at(s)) }
                     },
                 );
+                // The owner keeps its reference for its release (which
+                // then needs no look-up). Relaxed: only owners touch the
+                // flag, in turn.
+                self.owner_ref.store(true, Ordering::Relaxed);
+                room.keep();
+                return token;
             }
             // No block to be had: wait unregistered for a while (TTAS),
             // then try to register again. A panic here holds nothing.
@@ -283,35 +296,57 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
     /// # Safety
     /// The caller holds the lock; `pool` is the lock's pool.
     #[inline]
-    pub(crate) unsafe fn release_in(&self, pool: &Pool<'_>, token: PlaceToken) {
-        // SeqCst: ordered with the waiters' `enter` (SeqCst); a stale
-        // answer frees the lock, which registered waiters see at their next
-        // look at `in_use`.
-        // mutants: the waiting bound only (a missed waiter takes the freed
-        // lock at its next look; exclusion and progress stand).
-        let index = self.home.load(Ordering::SeqCst);
-        let idle = index == 0
-            || (BITMAP
-                && !pool
-                    .block(index)
-                    .is_some_and(|b| b.slots().any_marked_within(pool::active_slots())));
+    pub(crate) unsafe fn release_in<'a>(&'a self, pool: &Pool<'a>, token: PlaceToken) {
+        let n = pool::active_slots();
+        // Relaxed: only owners touch the flag, in turn (the lock's own
+        // Release/Acquire orders them).
+        let kept = if self.owner_ref.load(Ordering::Relaxed) {
+            self.owner_ref.store(false, Ordering::Relaxed);
+            mark::<BITMAP>(Path::ReleaseKeptRef);
+            // SAFETY: the flag says this acquisition kept its reference to
+            // the lock's block (`acquire_slow_in`); we own the lock, so it
+            // is ours to take back, once.
+            unsafe { pool::adopt(&self.home, pool) }
+        } else {
+            None
+        };
+        let idle = match &kept {
+            Some(room) => BITMAP && !room.any_marked_within(n),
+            None => {
+                // SeqCst: ordered with the waiters' `enter` (SeqCst); a
+                // stale answer frees the lock, which registered waiters see
+                // at their next look at `in_use`.
+                // mutants: the waiting bound only (a missed waiter takes the
+                // freed lock at its next look; exclusion and progress stand).
+                let index = self.home.load(Ordering::SeqCst);
+                // Read without a reference: blocks are type-stable, and a
+                // stale "nobody" only frees the lock.
+                index == 0
+                    || (BITMAP
+                        && !pool
+                            .block(index)
+                            .is_some_and(|b| b.slots().any_marked_within(n)))
+            }
+        };
         if idle {
-            // Read without a reference: blocks are type-stable, and a
-            // stale "nobody" only frees the lock.
             mark::<BITMAP>(Path::FreedNoMark);
             self.in_use.free();
             return;
         }
-        token.release_from_slot_of(pool::active_slots(), |from| {
-            // The reference keeps the block this lock's while we grant.
-            let room = pool::current(&self.home, pool);
-            grant_or_free::<{ pool::BLOCK_SLOTS }, BITMAP>(
-                &self.in_use,
-                room.as_deref(),
-                pool::active_slots(),
-                from,
-            );
+        token.release_from_slot_of(n, |from| {
+            // A reference keeps the block this lock's while we grant.
+            let fresh;
+            let room = match &kept {
+                Some(r) => Some(&**r),
+                None => {
+                    fresh = pool::current(&self.home, pool);
+                    fresh.as_deref()
+                }
+            };
+            grant_or_free::<{ pool::BLOCK_SLOTS }, BITMAP>(&self.in_use, room, n, from);
         });
+        // `kept` is dropped here (also if the hint panicked), after the
+        // grant or the free.
     }
 
     #[inline]
@@ -349,11 +384,13 @@ enum Path {
     FastSawHeld,
     /// A waiter found no block to be had (pool exhausted): unregistered.
     Unregistered,
+    /// A release used the block reference its acquisition kept.
+    ReleaseKeptRef,
 }
 
 impl Path {
     /// Counter names per variant (`[linear, bitmap]`), in declaration order.
-    const NAMES: [[&'static str; 10]; 2] = [
+    const NAMES: [[&'static str; 11]; 2] = [
         [
             "ron_plock.registered",
             "ron_plock.slot_shared",
@@ -365,6 +402,7 @@ impl Path {
             "ron_plock.freed_no_mark",
             "ron_plock.fast_saw_held",
             "ron_plock.unregistered",
+            "ron_plock.release_kept_ref",
         ],
         [
             "nxt_ron.registered",
@@ -377,6 +415,7 @@ impl Path {
             "nxt_ron.freed_no_mark",
             "nxt_ron.fast_saw_held",
             "nxt_ron.unregistered",
+            "nxt_ron.release_kept_ref",
         ],
     ];
 }

@@ -14,15 +14,17 @@
 //!
 //! ## Where the slots live
 //! [`RonTicket`] is 8 bytes: `in_use` and the 32-bit index of a *block*
-//! of [`BLOCK_SLOTS`](crate::ron_raw::BLOCK_SLOTS) ticket slots in a
+//! of [`BLOCK_SLOTS`] ticket slots in a
 //! process-wide pool (0: none), of which it uses the first
 //! [`active_slots()`](crate::ron_raw::active_slots): one per CPU of the
 //! installed route (rounded up to a power of two, at most 256). A lock
 //! holds a block only while it has registered waiters: the first waiter
 //! claims one, every waiter holds a reference from before it takes its
-//! ticket until after it advances `serving`, a releaser holds one for its
-//! scan, and the last reference returns the block. The claim/use/return
-//! protocol is the pool's ([`pool`](crate::ron_raw::pool)), shared with
+//! ticket until after it advances `serving` (and, once it owns the lock,
+//! through its critical section to its release, which then scans and
+//! grants with it: `owner_ref` says so), a releaser without one takes one
+//! for its scan, and the last reference returns the block. The claim/use/return
+//! protocol is the pool's ([`pool`]), shared with
 //! `RonRaw`; a held block is never detached, so every ticket out is in
 //! the block the lock names, where every releaser scans. A returned
 //! block needs no cleaning: every ticket taken in it was served
@@ -78,10 +80,11 @@
 //! `RonTicket`: 8 bytes per lock; a claimed block is
 //! `128 * (BLOCK_SLOTS + 1)` bytes (32,896 with `std`, of which a lock
 //! touches the count's line and its first `active_slots()` slots).
-//! Uncontended lock+unlock: a load and a CAS, a load of the block index,
-//! one release store. Contended: a waiter adds a reference-count
-//! increment and decrement on the block's first line; a releaser that
-//! finds a block the same around its scan of `n` slots (two loads each).
+//! Uncontended lock+unlock: a load and a CAS, a load of the owner flag
+//! and of the block index, one release store. Contended: a waiter adds a
+//! reference-count increment on the block's first line when it arrives
+//! and a decrement after its own release's grant, off the handover's
+//! critical path; its release scans `n` slots (two loads each).
 //! `RonTicketInline<S>`: `128 * (S + 1)` bytes; uncontended a load and a
 //! CAS, a scan of `S` slots and a release store.
 //!
@@ -270,7 +273,7 @@ loom::lazy_static! {
 }
 
 /// The process-wide pool of [`RonTicket`] blocks (sized and grown as
-/// `RonRaw`'s, [`pool`](crate::ron_raw::pool); under loom, 2 blocks per
+/// `RonRaw`'s, [`pool`]; under loom, 2 blocks per
 /// execution).
 pub fn global() -> &'static Pool<'static, TicketSlots> {
     #[cfg(not(loom))]
@@ -303,6 +306,9 @@ pub fn set_pool_limit(n: usize) {
 ///   CAS, a load and a store uncontended.
 pub struct RonTicket<R: Relax = DefaultRelax> {
     in_use: TasFlag,
+    /// Whether the owner acquired in the lock's block and kept its block
+    /// reference for its release (read and written only by the owner).
+    owner_ref: AtomicBool,
     /// The index of the lock's block in [`global`] (0: none).
     home: AtomicU32,
     _relax: PhantomData<fn() -> R>,
@@ -312,7 +318,12 @@ impl<R: Relax> RonTicket<R> {
     crate::sync::const_fn_unless_loom! {
         /// A new, unlocked lock.
         pub fn new() -> Self {
-            RonTicket { in_use: TasFlag::new(), home: AtomicU32::new(0), _relax: PhantomData }
+            RonTicket {
+                in_use: TasFlag::new(),
+                owner_ref: AtomicBool::new(false),
+                home: AtomicU32::new(0),
+                _relax: PhantomData,
+            }
         }
     }
 
@@ -360,7 +371,11 @@ impl<R: Relax> RonTicket<R> {
                 }
                 slot.wait_turn(&self.in_use, ticket, &mut relax);
                 queued.disarm();
-                // `room` is dropped here, after `serving` moved.
+                // The owner keeps its reference for its release (which
+                // then needs no look-up), after `serving` moved.
+                // Relaxed: only owners touch the flag, in turn.
+                self.owner_ref.store(true, Ordering::Relaxed);
+                room.keep();
                 return PlaceToken::at(s);
             }
             // No block to be had: wait unregistered for a while (TTAS),
@@ -406,25 +421,50 @@ impl<R: Relax> RonTicket<R> {
     /// As [`release`](Self::release), and `pool` is the lock's pool.
     #[doc(hidden)]
     #[inline]
-    pub unsafe fn release_in_pool(&self, pool: &Pool<'_, TicketSlots>, token: PlaceToken) {
+    pub unsafe fn release_in_pool<'a>(&'a self, pool: &Pool<'a, TicketSlots>, token: PlaceToken) {
+        // Relaxed: only owners touch the flag, in turn (the lock's own
+        // Release/Acquire orders them).
+        let kept = if self.owner_ref.load(Ordering::Relaxed) {
+            self.owner_ref.store(false, Ordering::Relaxed);
+            crate::coverage::hit!("ron_ticket.release_kept_ref");
+            // SAFETY: the flag says this acquisition kept its reference to
+            // the lock's block (`acquire_slow_in`); we own the lock, so it
+            // is ours to take back, once.
+            unsafe { pool::adopt(&self.home, pool) }
+        } else {
+            None
+        };
         // SeqCst: ordered with the waiters' `enter` (SeqCst), as a
         // releaser's look-up in the pool; a stale 0 frees the lock, which a
         // registered waiter sees at its next look at `in_use`.
         // mutants: the waiting bound only (a missed waiter takes the freed
         // lock at its next look; exclusion and progress stand).
-        if self.home.load(Ordering::SeqCst) == 0 {
+        if kept.is_none() && self.home.load(Ordering::SeqCst) == 0 {
             crate::coverage::hit!("ron_ticket.freed_no_block");
             self.in_use.free();
             return;
         }
-        token.release_from_slot_of(pool::active_slots(), |from| self.release_from(pool, from));
+        token.release_from_slot_of(pool::active_slots(), |from| {
+            self.release_from(pool, kept.as_deref(), from)
+        });
+        // `kept` is dropped here (also if the hint panicked), after the
+        // grant or the free.
     }
 
-    /// The release with a block, scanning from slot `from` + 1.
+    /// The release with a block, scanning from slot `from` + 1 in the
+    /// block `kept` (the owner's reference) or a fresh look-up.
     #[cold]
-    fn release_from(&self, pool: &Pool<'_, TicketSlots>, from: usize) {
-        // The reference keeps the block this lock's while we scan and grant.
-        if let Some(room) = pool::current(&self.home, pool)
+    fn release_from(&self, pool: &Pool<'_, TicketSlots>, kept: Option<&TicketSlots>, from: usize) {
+        // A reference keeps the block this lock's while we scan and grant.
+        let fresh;
+        let room = match kept {
+            Some(r) => Some(r),
+            None => {
+                fresh = pool::current(&self.home, pool);
+                fresh.as_deref()
+            }
+        };
+        if let Some(room) = room
             && grant_next(pool::active_slots(), from, |t| room.slot(t))
         {
             crate::coverage::hit!("ron_ticket.granted");

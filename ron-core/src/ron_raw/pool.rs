@@ -713,6 +713,30 @@ impl<T: BlockSlots> BlockRef<'_, T> {
     pub(crate) fn handovers(&self) -> &AtomicU32 {
         &self.block.head.handovers
     }
+
+    /// Keeps the reference without this value (a lock owner carrying it
+    /// across its critical section, to release with it): take it back with
+    /// [`adopt`].
+    pub(crate) fn keep(self) {
+        core::mem::forget(self);
+    }
+}
+
+/// Takes back a reference kept with [`BlockRef::keep`] to the block
+/// `home` names in `pool`.
+///
+/// # Safety
+/// The caller owns a kept reference to that block (so the lock still
+/// names it: a referenced block is never detached).
+pub(crate) unsafe fn adopt<'a, T: BlockSlots>(
+    home: &'a AtomicU32,
+    pool: &Pool<'a, T>,
+) -> Option<BlockRef<'a, T>> {
+    // Relaxed: the caller's own reference keeps `home` unchanged since it
+    // checked it (program order), so this load sees that value.
+    let index = home.load(Ordering::Relaxed);
+    let block = pool.block(index)?;
+    Some(BlockRef { block, home, index })
 }
 
 impl<T: BlockSlots> Drop for BlockRef<'_, T> {
