@@ -139,13 +139,15 @@ fn wait_registered<const S: usize, const BITMAP: bool, R: Relax>(
 }
 
 /// Grants the first slot with a waiter among the first `n` of `slots`
-/// after `from` (bitmap or linear search), or frees `in_use`.
+/// after `from` (bitmap or linear search), or calls `before_free` and
+/// frees `in_use`.
 #[inline]
 fn grant_or_free<const S: usize, const BITMAP: bool>(
     in_use: &TasFlag,
     slots: Option<&SlotTable<S>>,
     n: usize,
     from: usize,
+    before_free: impl FnOnce(),
 ) {
     let granted = slots.and_then(|slots| {
         if BITMAP {
@@ -159,6 +161,7 @@ fn grant_or_free<const S: usize, const BITMAP: bool>(
         Some(_) => mark::<BITMAP>(Path::Granted),
         None => {
             mark::<BITMAP>(Path::FreedAfterScan);
+            before_free();
             in_use.free();
         }
     }
@@ -202,7 +205,7 @@ impl<const S: usize, const BITMAP: bool> Plock<S, BITMAP> {
     #[cold]
     fn release_slow(&self, token: PlaceToken) {
         token.release_from_slot::<S>(|from| {
-            grant_or_free::<S, BITMAP>(&self.in_use, Some(&self.slots), S, from)
+            grant_or_free::<S, BITMAP>(&self.in_use, Some(&self.slots), S, from, || ())
         });
     }
 
@@ -262,15 +265,24 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
                     &mut relax,
                     || on_wait.take().map_or((), |f| f()),
                     |s| {
+                        // We own the lock but keep no reference for the
+                        // release (ours is dropped as we unwind): the flag
+                        // a granting owner left set must not make the
+                        // release adopt it. Relaxed: only owners touch it.
+                        self.owner_ref.store(false, Ordering::Relaxed);
                         // SAFETY: `leave` took the grant, so we own the
                         // lock; it is this lock's pool.
                         unsafe { self.release_in(pool, PlaceToken::at(s)) }
                     },
                 );
                 // The owner keeps its reference for its release (which
-                // then needs no look-up). Relaxed: only owners touch the
-                // flag, in turn.
-                self.owner_ref.store(true, Ordering::Relaxed);
+                // then needs no look-up). The flag is usually set already
+                // (a grant from an owner that kept its own leaves it set):
+                // the lock's line, which waiters poll, is written only when
+                // it changes. Relaxed: only owners touch the flag, in turn.
+                if !self.owner_ref.load(Ordering::Relaxed) {
+                    self.owner_ref.store(true, Ordering::Relaxed);
+                }
                 room.keep();
                 return token;
             }
@@ -300,8 +312,9 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
         let n = pool::active_slots();
         // Relaxed: only owners touch the flag, in turn (the lock's own
         // Release/Acquire orders them).
+        // The flag stays set across a grant (the grantee is registered and
+        // keeps its reference in turn) and is cleared before a free.
         let kept = if self.owner_ref.load(Ordering::Relaxed) {
-            self.owner_ref.store(false, Ordering::Relaxed);
             mark::<BITMAP>(Path::ReleaseKeptRef);
             // SAFETY: the flag says this acquisition kept its reference to
             // the lock's block (`acquire_slow_in`); we own the lock, so it
@@ -330,6 +343,10 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
         };
         if idle {
             mark::<BITMAP>(Path::FreedNoMark);
+            if kept.is_some() {
+                // Relaxed: as above; the free publishes it.
+                self.owner_ref.store(false, Ordering::Relaxed);
+            }
             self.in_use.free();
             return;
         }
@@ -343,7 +360,13 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
                     fresh.as_deref()
                 }
             };
-            grant_or_free::<{ pool::BLOCK_SLOTS }, BITMAP>(&self.in_use, room, n, from);
+            grant_or_free::<{ pool::BLOCK_SLOTS }, BITMAP>(&self.in_use, room, n, from, || {
+                if kept.is_some() {
+                    // No waiter: clear the flag before the free publishes
+                    // it. Relaxed: as above.
+                    self.owner_ref.store(false, Ordering::Relaxed);
+                }
+            });
         });
         // `kept` is dropped here (also if the hint panicked), after the
         // grant or the free.

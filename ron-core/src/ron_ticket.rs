@@ -307,7 +307,8 @@ pub fn set_pool_limit(n: usize) {
 pub struct RonTicket<R: Relax = DefaultRelax> {
     in_use: TasFlag,
     /// Whether the owner acquired in the lock's block and kept its block
-    /// reference for its release (read and written only by the owner).
+    /// reference for its release (read and written only by the owner; set
+    /// across grants between such owners, cleared before a free).
     owner_ref: AtomicBool,
     /// The index of the lock's block in [`global`] (0: none).
     home: AtomicU32,
@@ -372,9 +373,14 @@ impl<R: Relax> RonTicket<R> {
                 slot.wait_turn(&self.in_use, ticket, &mut relax);
                 queued.disarm();
                 // The owner keeps its reference for its release (which
-                // then needs no look-up), after `serving` moved.
+                // then needs no look-up), after `serving` moved. The flag
+                // is usually set already (a grant from an owner that kept
+                // its own leaves it set): the lock's line, which heads
+                // poll, is written only when it changes.
                 // Relaxed: only owners touch the flag, in turn.
-                self.owner_ref.store(true, Ordering::Relaxed);
+                if !self.owner_ref.load(Ordering::Relaxed) {
+                    self.owner_ref.store(true, Ordering::Relaxed);
+                }
                 room.keep();
                 return PlaceToken::at(s);
             }
@@ -424,8 +430,9 @@ impl<R: Relax> RonTicket<R> {
     pub unsafe fn release_in_pool<'a>(&'a self, pool: &Pool<'a, TicketSlots>, token: PlaceToken) {
         // Relaxed: only owners touch the flag, in turn (the lock's own
         // Release/Acquire orders them).
+        // The flag stays set across a grant (the grantee is registered and
+        // keeps its reference in turn) and is cleared before a free.
         let kept = if self.owner_ref.load(Ordering::Relaxed) {
-            self.owner_ref.store(false, Ordering::Relaxed);
             crate::coverage::hit!("ron_ticket.release_kept_ref");
             // SAFETY: the flag says this acquisition kept its reference to
             // the lock's block (`acquire_slow_in`); we own the lock, so it
@@ -471,6 +478,10 @@ impl<R: Relax> RonTicket<R> {
             return;
         }
         crate::coverage::hit!("ron_ticket.freed_after_scan");
+        if kept.is_some() {
+            // Relaxed: as above; the free below publishes it.
+            self.owner_ref.store(false, Ordering::Relaxed);
+        }
         self.in_use.free();
     }
 
