@@ -12,7 +12,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use ron_core::{NxtRon, PlaceToken, Ron, RonPlock, RonTicket};
+use ron_core::{NxtRonInline, PlaceToken, Ron, RonPlockInline, RonTicketInline};
 
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
@@ -87,21 +87,21 @@ macro_rules! bound_test {
 // before the sweep reaches a slot.
 bound_test!(
     nxt_ron_distinct_slots,
-    NxtRon<8>,
+    NxtRonInline<8>,
     threads = 6,
     slot = |t| t,
     bound = 5 + 1
 );
 bound_test!(
     nxt_ron_wide,
-    NxtRon<130>,
+    NxtRonInline<130>,
     threads = 6,
     slot = |t| t * 25,
     bound = 5 + 1
 );
 bound_test!(
     ron_plock_distinct_slots,
-    RonPlock<8>,
+    RonPlockInline<8>,
     threads = 6,
     slot = |t| t,
     bound = 5 + 1
@@ -115,7 +115,7 @@ bound_test!(
 );
 bound_test!(
     ron_ticket_distinct_slots,
-    RonTicket<8>,
+    RonTicketInline<8>,
     threads = 6,
     slot = |t| t,
     bound = 5 + 1
@@ -124,7 +124,7 @@ bound_test!(
 // bound q + (q + 1)(S - 1) + 1 with S - 1 = 0 effective other slots in use.
 bound_test!(
     ron_ticket_one_slot,
-    RonTicket<4>,
+    RonTicketInline<4>,
     threads = 4,
     slot = |_| 1,
     bound = 3 + 1
@@ -133,7 +133,7 @@ bound_test!(
 // once between two services of ours: q + (q + 1) * 1 + 1.
 bound_test!(
     ron_ticket_two_slots,
-    RonTicket<2>,
+    RonTicketInline<2>,
     threads = 4,
     slot = |t| t % 2,
     bound = 1 + 2 + 1

@@ -94,7 +94,7 @@ const ITERS: usize = 3000;
 fn locks_still_work(what: &str, check: fn()) {
     with_watchdog(what, move || {
         mutual_exclusion_checked::<RonRaw>(THREADS, ITERS, check);
-        mutual_exclusion_checked::<NxtRon<16>>(THREADS, ITERS, check);
+        mutual_exclusion_checked::<NxtRon>(THREADS, ITERS, check);
         mutual_exclusion_checked::<ShRon>(THREADS, ITERS, check);
     });
 }

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use libfuzzer_sys::fuzz_target;
 use lock_api::{RawMutex, RawMutexFair};
-use ron_core::{NxtRon, Ron, RonInline, RonPlock, RonTicket};
+use ron_core::{NxtRonInline, Ron, RonInline, RonPlockInline, RonTicketInline};
 use ron_testkit::{for_each_lock, if_lock};
 
 /// The fair-unlock half of the API, for the types that have it.
@@ -208,9 +208,9 @@ fn locks() -> Vec<Box<dyn Entry>> {
     for_each_lock!(add);
     for_each_lock!(add, small);
     v.push(Model::<RonInline<1>>::new("RonInline<1>", fair()));
-    v.push(Model::<NxtRon<130>>::new("NxtRon<130>", fair()));
-    v.push(Model::<RonPlock<3>>::new("RonPlock<3>", fair()));
-    v.push(Model::<RonTicket<2>>::new("RonTicket<2>", fair()));
+    v.push(Model::<NxtRonInline<130>>::new("NxtRonInline<130>", fair()));
+    v.push(Model::<RonPlockInline<3>>::new("RonPlockInline<3>", fair()));
+    v.push(Model::<RonTicketInline<2>>::new("RonTicketInline<2>", fair()));
     v.push(Model::<Ron<2>>::new("Ron<2>", fair()));
     v
 }

@@ -278,9 +278,12 @@ direct!(impl [const S: usize] for crate::RonInline<S>, guard = PlaceToken::NONE)
 direct!(timed impl [const S: usize] for crate::RonInline<S>);
 direct!(impl [const S: usize, R: Relax] for crate::Ron<S, R>, guard = PlaceToken::NONE);
 direct!(timed impl [const S: usize, R: Relax] for crate::Ron<S, R>);
-direct!(impl [const S: usize, R: Relax] for crate::RonTicket<S, R>, guard = PlaceToken::NONE);
-direct!(impl [const S: usize, R: Relax] for crate::RonPlock<S, R>, guard = PlaceToken::NONE);
-direct!(impl [const S: usize, R: Relax] for crate::NxtRon<S, R>, guard = PlaceToken::NONE);
+direct!(impl [R: Relax] for crate::RonTicket<R>, guard = PlaceToken::NONE);
+direct!(impl [R: Relax] for crate::RonPlock<R>, guard = PlaceToken::NONE);
+direct!(impl [R: Relax] for crate::NxtRon<R>, guard = PlaceToken::NONE);
+direct!(impl [const S: usize, R: Relax] for crate::RonTicketInline<S, R>, guard = PlaceToken::NONE);
+direct!(impl [const S: usize, R: Relax] for crate::RonPlockInline<S, R>, guard = PlaceToken::NONE);
+direct!(impl [const S: usize, R: Relax] for crate::NxtRonInline<S, R>, guard = PlaceToken::NONE);
 direct!(impl [R: Relax] for crate::ShRon<R>, guard = PlaceToken::NONE);
 #[cfg(feature = "std")]
 direct!(impl [const S: usize] for crate::RonPark<S>, guard = PlaceToken::NONE);

@@ -38,23 +38,28 @@ impl Deref for InUse {
     }
 }
 
-/// The public entry points of a slotted lock with `S` slots whose type has
+/// The public entry points of a slotted lock with `S` slots (or as many as
+/// the expression passed says) whose type has
 /// `fn try_fast(&self) -> bool` (a load of its `InUse`, then a CAS only
 /// when it looked free) and
 /// `fn acquire_slow(&self, slot: usize, on_wait: impl FnOnce()) -> PlaceToken`.
 /// Expands inside the type's `impl` block.
 macro_rules! slotted_entry_points {
     () => {
+        $crate::in_use::slotted_entry_points!(S);
+    };
+    ($n:expr) => {
         /// Acquires the lock, waiting in the caller's slot (from the CPU hint).
         #[inline]
         pub fn acquire(&self) -> $crate::token::PlaceToken {
             if self.try_fast() {
                 return $crate::token::PlaceToken::NONE;
             }
-            self.acquire_slow($crate::slots::slot_hint::<S>(), || ())
+            self.acquire_slow($crate::slots::slot_hint_of($n), || ())
         }
 
-        /// Acquires the lock waiting in slot `slot % S` (any value is safe).
+        /// Acquires the lock waiting in slot `slot` modulo the lock's slot
+        /// count (any value is safe).
         pub fn acquire_in(&self, slot: usize) -> $crate::token::PlaceToken {
             self.acquire_in_observed(slot, || ())
         }
@@ -78,7 +83,7 @@ macro_rules! slotted_entry_points {
                 held.disarm();
                 return $crate::token::PlaceToken::NONE;
             }
-            self.acquire_slow(slot % S, on_wait)
+            self.acquire_slow(slot % $n, on_wait)
         }
 
         /// Takes the lock if it is free; never waits in a slot.

@@ -47,7 +47,7 @@
 //! use ron_core::lock_api::Mutex;
 //! use ron_core::{NxtRon, ShRon};
 //!
-//! let a: Mutex<NxtRon<16>, u32> = Mutex::new(1);
+//! let a: Mutex<NxtRon, u32> = Mutex::new(1);
 //! let b: Mutex<ShRon, u32> = Mutex::new(2);
 //! assert_eq!(*a.lock() + *b.lock(), 3);
 //! ```
@@ -66,12 +66,12 @@
 //! |---|---|
 //! | [`RonRaw`] ([`RonMutex`]) | almost always: 8 bytes, so a lock per object is fine; one CAS to lock and a load and a store to unlock when uncontended; route-ordered handover among spinning waiters when contended; waiters on a shared CPU (or waiting over 1 ms) park on a futex |
 //! | [`RonPark`] (`std`) | waiters should sleep instead of spinning (services with many more threads than cores, CPU quotas) |
-//! | [`NxtRon`] | you need a stated waiting bound with route order, and threads do not outnumber CPUs |
+//! | [`NxtRon`], [`RonTicket`] | you need a stated waiting bound with route order, and threads do not outnumber CPUs: 8 bytes, one slot per CPU from a process-wide pool while contended ([`NxtRonInline`], [`RonTicketInline`]: the slots in the lock) |
 //! | [`ShRon`] | many locks, RON's per-CPU order, and memory matters: 8 bytes a lock, the waiters in one process-wide table |
 //! | [`RonInline`] | a few hot, always-contended locks (no pool indirection on the handover path, 2176 bytes each) |
 //! | [`RonRw`] ([`RonRwLock`]) | read-mostly data: reads spread over cache lines per CPU group once they are contended, writers take turns along the route |
 //! | [`RonReentrantMutex`] | the holder must be able to lock again |
-//! | [`RonPlock`], [`RonTicket`], [`Ron`] | the RON paper's Algorithms 3, 2 and 1, to compare with |
+//! | [`RonPlock`], [`Ron`] ([`RonPlockInline`]) | the RON paper's Algorithms 3 and 1, to compare with |
 //! | [`Cna`], [`CBoMcs`], [`Fsl`], [`Mcs`], [`Ticket`], [`Ttas`], [`Tas`] | the NUMA-aware, queue and test-and-set baselines, to compare with |
 //!
 //! With the `lock_api_04` feature every lock is also a `lock_api` 0.4 raw
@@ -88,7 +88,7 @@
 //! | `api04.rs` | `lock_api` 0.4 impls (feature `lock_api_04`) |
 //! | `nxt_ron.rs` | [`NxtRon`]: RON Algorithm 3 with a bitmap successor search |
 //! | `ron_plock.rs` | [`RonPlock`]: RON Algorithm 3 with a linear successor scan |
-//! | `plock.rs` | the RON Algorithm 3 core shared by `NxtRon` and `RonPlock` |
+//! | `plock.rs` | the RON Algorithm 3 core shared by `NxtRon` and `RonPlock` (pooled and inline) |
 //! | `ron_ticket.rs` | [`RonTicket`]: RON Algorithm 2, a ticket lock per slot |
 //! | `ron.rs` | [`Ron`]: RON Algorithm 1 with a claim step |
 //! | `sh_ron.rs` | [`ShRon`]: one-word RON over a process-wide wait table |
@@ -207,18 +207,18 @@ pub mod ttas;
 #[cfg(not(loom))]
 pub use condvar::Condvar;
 pub use condvar::RonCondvar;
-pub use nxt_ron::NxtRon;
+pub use nxt_ron::{NxtRon, NxtRonInline};
 #[cfg(not(loom))]
 pub use reentrant::RonReentrantMutex;
 pub use ron::Ron;
 #[cfg(feature = "std")]
 pub use ron_park::RonPark;
-pub use ron_plock::RonPlock;
+pub use ron_plock::{RonPlock, RonPlockInline};
 pub use ron_raw::{RonInline, RonRaw};
 pub use ron_rw::RonRw;
 #[cfg(not(loom))]
 pub use ron_rw::RonRwLock;
-pub use ron_ticket::RonTicket;
+pub use ron_ticket::{RonTicket, RonTicketInline};
 pub use token::PlaceToken;
 #[allow(deprecated)]
 pub use token::SlotToken;

@@ -35,17 +35,136 @@
 //! "nobody" owns the lock.
 //! Waiters keep polling `in_use`, so a waiter that registered after the
 //! holder's scan still sees the lock freed: no lost wakeup.
+//!
+//! ## Where the slots live
+//! The pooled lock ([`NxtRon`](crate::NxtRon), [`RonPlock`](crate::RonPlock);
+//! core `PooledPlock` here) is 8 bytes: `in_use` and the 32-bit index of
+//! a block of [`BLOCK_SLOTS`](crate::ron_raw::BLOCK_SLOTS) slots (a
+//! [`SlotTable`]) in the pool `RonRaw` uses
+//! ([`pool`]), of which it uses the first
+//! [`active_slots()`](crate::ron_raw::active_slots), one per CPU of the
+//! installed route. A waiter enters the lock's block (claiming one when it
+//! has none: the claim zeroes the slot words and bitmap it will use) and
+//! holds a reference from before it registers until after it has taken
+//! the grant, unregistered, or left; a releaser holds one for its scan and
+//! grant. A held block is never detached, so every registered waiter is in
+//! the block the lock names. The pool's Release/Acquire chain (a user's
+//! last drop, the claim, the publication of the index, a user's look-up)
+//! orders a claim's cleaning after the last users' slot writes and before
+//! the next users' registrations: a count left behind would have a
+//! releaser grant an empty slot, and the lock would stay handed over with
+//! nobody to take it. The inline cores (`NxtRonInline<S>`,
+//! `RonPlockInline<S>`) keep `S` slots in the lock (`128 * (S + 1)` bytes).
+//!
+//! When the pool is exhausted, a waiter of a lock without a block waits
+//! *unregistered*: test-and-test-and-set on `in_use` with its relax policy,
+//! trying to register again every
+//! [`UNREGISTERED_LOOKS`] looks. It
+//! then has no bound (registered slots are granted before it; it gets the
+//! lock when a release finds none), only progress.
 
+use crate::flag::TasFlag;
 use crate::in_use::InUse;
 use crate::relax::Relax;
+use crate::ron_raw::pool::{self, Pool};
+use crate::ron_ticket::UNREGISTERED_LOOKS;
 use crate::slots::SlotTable;
+use crate::sync::{AtomicBool, AtomicU32, Ordering};
 use crate::token::PlaceToken;
 use crate::unwind::OnUnwind;
 
-/// The plock protocol over `S` slots; `BITMAP` selects the successor search.
+/// The plock protocol over `S` inline slots; `BITMAP` selects the
+/// successor search.
 pub(crate) struct Plock<const S: usize, const BITMAP: bool> {
     in_use: InUse,
     slots: SlotTable<S>,
+}
+
+/// The fast path: a load of `in_use`, then the CAS only when it looked
+/// free. An arrival that finds the lock held reads the line the waiters
+/// poll (it stays shared) and goes to register in its slot.
+#[inline]
+fn try_fast<const BITMAP: bool>(in_use: &TasFlag) -> bool {
+    if in_use.is_held() {
+        mark::<BITMAP>(Path::FastSawHeld);
+        return false;
+    }
+    in_use.try_take()
+}
+
+/// Registers in slot `s` of `slots` and waits for its grant or a free
+/// `in_use`. If `relax` (or `on_wait`) panics, the waiter leaves its slot
+/// and, if that would strand a grant to it, takes the grant and calls
+/// `hand_on(s)` (which must release the lock) before unwinding.
+#[inline]
+fn wait_registered<const S: usize, const BITMAP: bool, R: Relax>(
+    in_use: &TasFlag,
+    slots: &SlotTable<S>,
+    s: usize,
+    relax: &mut R,
+    on_wait: impl FnOnce(),
+    hand_on: impl Fn(usize),
+) -> PlaceToken {
+    let before = slots.register::<BITMAP>(s);
+    mark::<BITMAP>(Path::Registered);
+    if before > 0 {
+        mark::<BITMAP>(Path::SlotShared);
+    }
+    // While registered, a panic in `relax` (or `on_wait`) unwinds
+    // through this guard: it leaves the slot, and if that would strand
+    // a grant to it, takes the grant and hands the lock on.
+    let registered = OnUnwind::new(|| {
+        if slots.leave::<BITMAP>(s) {
+            crate::coverage::hit!("plock.unwind_took_grant");
+            hand_on(s);
+        } else {
+            crate::coverage::hit!("plock.unwind_left");
+        }
+    });
+    on_wait();
+    loop {
+        if slots.try_take_grant::<BITMAP>(s) {
+            mark::<BITMAP>(Path::GrantTaken);
+            registered.disarm();
+            return PlaceToken::at(s);
+        }
+        if in_use.take_if_free() {
+            mark::<BITMAP>(Path::FreeTaken);
+            slots.unregister::<BITMAP>(s);
+            registered.disarm();
+            return PlaceToken::at(s);
+        }
+        relax.relax();
+    }
+}
+
+/// Grants the first slot with a waiter among the first `n` of `slots`
+/// after `from` (bitmap or linear search), or calls `before_free` and
+/// frees `in_use`.
+#[inline]
+fn grant_or_free<const S: usize, const BITMAP: bool>(
+    in_use: &TasFlag,
+    slots: Option<&SlotTable<S>>,
+    n: usize,
+    from: usize,
+    before_free: impl FnOnce(),
+) {
+    let granted = slots.and_then(|slots| {
+        if BITMAP {
+            slots.grant_next_bitmap_within::<false>(from, n, 0)
+        } else {
+            slots.grant_next_linear_within(from, n)
+        }
+    });
+    match granted {
+        Some(t) if t == from => mark::<BITMAP>(Path::GrantedOwnSlot),
+        Some(_) => mark::<BITMAP>(Path::Granted),
+        None => {
+            mark::<BITMAP>(Path::FreedAfterScan);
+            before_free();
+            in_use.free();
+        }
+    }
 }
 
 impl<const S: usize, const BITMAP: bool> Plock<S, BITMAP> {
@@ -56,53 +175,19 @@ impl<const S: usize, const BITMAP: bool> Plock<S, BITMAP> {
         }
     }
 
-    /// The fast path: a load of `in_use`, then the CAS only when it looked
-    /// free. An arrival that finds the lock held reads the line the
-    /// waiters poll (it stays shared) and goes to register in its slot.
+    /// See [`try_fast`].
     #[inline]
     pub(crate) fn try_fast(&self) -> bool {
-        if self.in_use.is_held() {
-            mark::<BITMAP>(Path::FastSawHeld);
-            return false;
-        }
-        self.in_use.try_take()
+        try_fast::<BITMAP>(&self.in_use)
     }
 
     #[cold]
     pub(crate) fn acquire_slow<R: Relax>(&self, s: usize, on_wait: impl FnOnce()) -> PlaceToken {
         // User code before registering: a panic here leaves nothing behind.
         let mut relax = R::default();
-        let before = self.slots.register::<BITMAP>(s);
-        mark::<BITMAP>(Path::Registered);
-        if before > 0 {
-            mark::<BITMAP>(Path::SlotShared);
-        }
-        // While registered, a panic in `relax` (or `on_wait`) unwinds
-        // through this guard: it leaves the slot, and if that would strand
-        // a grant to it, takes the grant and hands the lock on.
-        let registered = OnUnwind::new(|| {
-            if self.slots.leave::<BITMAP>(s) {
-                crate::coverage::hit!("plock.unwind_took_grant");
-                self.release_slow(PlaceToken::at(s));
-            } else {
-                crate::coverage::hit!("plock.unwind_left");
-            }
-        });
-        on_wait();
-        loop {
-            if self.slots.try_take_grant::<BITMAP>(s) {
-                mark::<BITMAP>(Path::GrantTaken);
-                registered.disarm();
-                return PlaceToken::at(s);
-            }
-            if self.in_use.take_if_free() {
-                mark::<BITMAP>(Path::FreeTaken);
-                self.slots.unregister::<BITMAP>(s);
-                registered.disarm();
-                return PlaceToken::at(s);
-            }
-            relax.relax();
-        }
+        wait_registered::<S, BITMAP, R>(&self.in_use, &self.slots, s, &mut relax, on_wait, |s| {
+            self.release_slow(PlaceToken::at(s))
+        })
     }
 
     /// # Safety
@@ -120,25 +205,181 @@ impl<const S: usize, const BITMAP: bool> Plock<S, BITMAP> {
     #[cold]
     fn release_slow(&self, token: PlaceToken) {
         token.release_from_slot::<S>(|from| {
-            let granted = if BITMAP {
-                self.slots.grant_next_bitmap(from)
-            } else {
-                self.slots.grant_next_linear(from)
-            };
-            match granted {
-                Some(t) if t == from => mark::<BITMAP>(Path::GrantedOwnSlot),
-                Some(_) => mark::<BITMAP>(Path::Granted),
-                None => {
-                    mark::<BITMAP>(Path::FreedAfterScan);
-                    self.in_use.free();
-                }
-            }
+            grant_or_free::<S, BITMAP>(&self.in_use, Some(&self.slots), S, from, || ())
         });
     }
 
     #[inline]
     pub(crate) fn is_held(&self) -> bool {
         self.in_use.is_held()
+    }
+}
+
+/// The plock protocol over the slots of a pooled block (module docs,
+/// "Where the slots live"): 8 bytes.
+pub(crate) struct PooledPlock<const BITMAP: bool> {
+    in_use: TasFlag,
+    /// Whether the owner acquired in the lock's block and kept its block
+    /// reference for its release (read and written only by the owner).
+    owner_ref: AtomicBool,
+    /// The index of the lock's block in its pool (0: none).
+    home: AtomicU32,
+}
+
+impl<const BITMAP: bool> PooledPlock<BITMAP> {
+    crate::sync::const_fn_unless_loom! {
+        pub(crate) fn new() -> Self {
+            PooledPlock {
+                in_use: TasFlag::new(),
+                owner_ref: AtomicBool::new(false),
+                home: AtomicU32::new(0),
+            }
+        }
+    }
+
+    /// See [`try_fast`].
+    #[inline]
+    pub(crate) fn try_fast(&self) -> bool {
+        try_fast::<BITMAP>(&self.in_use)
+    }
+
+    /// The slow path in slot `s` (`< active_slots()`) with blocks from `pool`.
+    #[cold]
+    pub(crate) fn acquire_slow_in<'a, R: Relax>(
+        &'a self,
+        pool: &Pool<'a>,
+        s: usize,
+        on_wait: impl FnOnce(),
+    ) -> PlaceToken {
+        // User code before registering: a panic here leaves nothing behind.
+        let mut relax = R::default();
+        let mut on_wait = Some(on_wait);
+        loop {
+            if let Some(room) = pool::enter(&self.home, pool, self as *const Self as usize) {
+                // `room` is dropped after the waiter took the lock or left
+                // its slot (also when unwinding: it was declared first).
+                let token = wait_registered::<{ pool::BLOCK_SLOTS }, BITMAP, R>(
+                    &self.in_use,
+                    &room,
+                    s,
+                    &mut relax,
+                    || on_wait.take().map_or((), |f| f()),
+                    |s| {
+                        // We own the lock but keep no reference for the
+                        // release (ours is dropped as we unwind): the flag
+                        // a granting owner left set must not make the
+                        // release adopt it. Relaxed: only owners touch it.
+                        self.owner_ref.store(false, Ordering::Relaxed);
+                        // SAFETY: `leave` took the grant, so we own the
+                        // lock; it is this lock's pool.
+                        unsafe { self.release_in(pool, PlaceToken::at(s)) }
+                    },
+                );
+                // The owner keeps its reference for its release (which
+                // then needs no look-up). The flag is usually set already
+                // (a grant from an owner that kept its own leaves it set):
+                // the lock's line, which waiters poll, is written only when
+                // it changes. Relaxed: only owners touch the flag, in turn.
+                if !self.owner_ref.load(Ordering::Relaxed) {
+                    self.owner_ref.store(true, Ordering::Relaxed);
+                }
+                room.keep();
+                return token;
+            }
+            // No block to be had: wait unregistered for a while (TTAS),
+            // then try to register again. A panic here holds nothing.
+            mark::<BITMAP>(Path::Unregistered);
+            if let Some(f) = on_wait.take() {
+                f();
+            }
+            for _ in 0..UNREGISTERED_LOOKS {
+                if self.in_use.take_if_free() {
+                    mark::<BITMAP>(Path::FreeTaken);
+                    return PlaceToken::at(s);
+                }
+                relax.relax();
+            }
+        }
+    }
+
+    /// Releases the lock: grants the next waiting slot of the lock's block,
+    /// or frees it.
+    ///
+    /// # Safety
+    /// The caller holds the lock; `pool` is the lock's pool.
+    #[inline]
+    pub(crate) unsafe fn release_in<'a>(&'a self, pool: &Pool<'a>, token: PlaceToken) {
+        let n = pool::active_slots();
+        // Relaxed: only owners touch the flag, in turn (the lock's own
+        // Release/Acquire orders them).
+        // The flag stays set across a grant (the grantee is registered and
+        // keeps its reference in turn) and is cleared before a free.
+        let kept = if self.owner_ref.load(Ordering::Relaxed) {
+            mark::<BITMAP>(Path::ReleaseKeptRef);
+            // SAFETY: the flag says this acquisition kept its reference to
+            // the lock's block (`acquire_slow_in`); we own the lock, so it
+            // is ours to take back, once.
+            unsafe { pool::adopt(&self.home, pool) }
+        } else {
+            None
+        };
+        let idle = match &kept {
+            Some(room) => BITMAP && !room.any_marked_within(n),
+            None => {
+                // SeqCst: ordered with the waiters' `enter` (SeqCst); a
+                // stale answer frees the lock, which registered waiters see
+                // at their next look at `in_use`.
+                // mutants: the waiting bound only (a missed waiter takes the
+                // freed lock at its next look; exclusion and progress stand).
+                let index = self.home.load(Ordering::SeqCst);
+                // Read without a reference: blocks are type-stable, and a
+                // stale "nobody" only frees the lock.
+                index == 0
+                    || (BITMAP
+                        && !pool
+                            .block(index)
+                            .is_some_and(|b| b.slots().any_marked_within(n)))
+            }
+        };
+        if idle {
+            mark::<BITMAP>(Path::FreedNoMark);
+            if kept.is_some() {
+                // Relaxed: as above; the free publishes it.
+                self.owner_ref.store(false, Ordering::Relaxed);
+            }
+            self.in_use.free();
+            return;
+        }
+        token.release_from_slot_of(n, |from| {
+            // A reference keeps the block this lock's while we grant.
+            let fresh;
+            let room = match &kept {
+                Some(r) => Some(&**r),
+                None => {
+                    fresh = pool::current(&self.home, pool);
+                    fresh.as_deref()
+                }
+            };
+            grant_or_free::<{ pool::BLOCK_SLOTS }, BITMAP>(&self.in_use, room, n, from, || {
+                if kept.is_some() {
+                    // No waiter: clear the flag before the free publishes
+                    // it. Relaxed: as above.
+                    self.owner_ref.store(false, Ordering::Relaxed);
+                }
+            });
+        });
+        // `kept` is dropped here (also if the hint panicked), after the
+        // grant or the free.
+    }
+
+    #[inline]
+    pub(crate) fn is_held(&self) -> bool {
+        self.in_use.is_held()
+    }
+
+    /// Whether the lock holds a pooled block (a snapshot).
+    pub(crate) fn has_block(&self) -> bool {
+        self.home.load(Ordering::Relaxed) != 0 // a snapshot by contract
     }
 }
 
@@ -164,11 +405,15 @@ enum Path {
     FreedNoMark,
     /// A fast path found the lock held and wrote nothing.
     FastSawHeld,
+    /// A waiter found no block to be had (pool exhausted): unregistered.
+    Unregistered,
+    /// A release used the block reference its acquisition kept.
+    ReleaseKeptRef,
 }
 
 impl Path {
     /// Counter names per variant (`[linear, bitmap]`), in declaration order.
-    const NAMES: [[&'static str; 9]; 2] = [
+    const NAMES: [[&'static str; 11]; 2] = [
         [
             "ron_plock.registered",
             "ron_plock.slot_shared",
@@ -179,6 +424,8 @@ impl Path {
             "ron_plock.freed_after_scan",
             "ron_plock.freed_no_mark",
             "ron_plock.fast_saw_held",
+            "ron_plock.unregistered",
+            "ron_plock.release_kept_ref",
         ],
         [
             "nxt_ron.registered",
@@ -190,6 +437,8 @@ impl Path {
             "nxt_ron.freed_after_scan",
             "nxt_ron.freed_no_mark",
             "nxt_ron.fast_saw_held",
+            "nxt_ron.unregistered",
+            "nxt_ron.release_kept_ref",
         ],
     ];
 }

@@ -1,5 +1,6 @@
 //! [`RonTicket`]: RON Algorithm 2, a ticket lock per slot and a route-ordered
-//! handover between slots.
+//! handover between slots, with one slot per CPU from a pool
+//! ([`RonTicketInline`]: the same protocol with `S` slots in the lock).
 //!
 //! Each slot is a small ticket lock (`tickets`, `serving`) plus a `grant`
 //! flag. A waiter takes a ticket in its slot (`tickets += 1`, which also
@@ -11,56 +12,113 @@
 //! frees `in_use`. The head that becomes owner advances `serving`, which
 //! makes the next ticket holder its slot's head.
 //!
-//! ## States
-//! | `in_use` | slot `s` | meaning |
-//! |---|---|---|
-//! | false | `tickets == serving` | unlocked, no waiter in `s` |
-//! | true | `tickets - serving = c`, `grant = 0` | held; `c` waiters queued FIFO in `s` |
-//! | true | `c > 0`, `grant = 1` | handed to `s`: its head will take the grant and own the lock |
+//! ## Where the slots live
+//! [`RonTicket`] is 8 bytes: `in_use` and the 32-bit index of a *block*
+//! of [`BLOCK_SLOTS`] ticket slots in a
+//! process-wide pool (0: none), of which it uses the first
+//! [`active_slots()`](crate::ron_raw::active_slots): one per CPU of the
+//! installed route (rounded up to a power of two, at most 256). A lock
+//! holds a block only while it has registered waiters: the first waiter
+//! claims one, every waiter holds a reference from before it takes its
+//! ticket until after it advances `serving` (and, once it owns the lock,
+//! through its critical section to its release, which then scans and
+//! grants with it: `owner_ref` says so), a releaser without one takes one
+//! for its scan, and the last reference returns the block. The claim/use/return
+//! protocol is the pool's ([`pool`]), shared with
+//! `RonRaw`; a held block is never detached, so every ticket out is in
+//! the block the lock names, where every releaser scans. A returned
+//! block needs no cleaning: every ticket taken in it was served
+//! (`tickets == serving`, no grant) before its last reference was
+//! dropped, and the pool's Release/Acquire chain (drop, claim, publish,
+//! look-up) carries those values to the next lock's users.
+//! [`RonTicketInline<S>`] keeps `S` slots in the lock instead
+//! (`128 * (S + 1)` bytes; no pool, no reference counting).
 //!
-//! Taking a ticket and being counted are one `fetch_add`, so an unlock never
-//! waits for a waiter that counted itself but has not yet taken its ticket
-//! (the published RON-ticket's unlock did, docs/design.md, "Pitfalls"). Only the head of
-//! a slot may take its grant or CAS `in_use`, and `serving` only moves when
-//! that head becomes owner, so a granted slot always has a head that can only
-//! leave by taking the grant.
+//! ## States
+//! | `in_use` | block | slot `s` | meaning |
+//! |---|---|---|---|
+//! | false | none | - | unlocked, uncontended |
+//! | false | claimed | `tickets == serving` | unlocked; waiters' references not yet dropped |
+//! | true | none or claimed | `tickets - serving = c`, `grant = 0` | held; `c` waiters queued FIFO in `s` |
+//! | true | claimed | `c > 0`, `grant = 1` | handed to `s`: its head will take the grant and own the lock |
+//!
+//! (The inline lock is always "claimed".) Taking a ticket and being counted
+//! are one `fetch_add`, so an unlock never waits for a waiter that counted
+//! itself but has not yet taken its ticket (the published RON-ticket's
+//! unlock did, docs/design.md, "Pitfalls"). Only the head of a slot may
+//! take its grant or CAS `in_use`, and `serving` only moves when that head
+//! becomes owner, so a granted slot always has a head that can only leave
+//! by taking the grant.
 //!
 //! ## Guarantees
 //! * Mutual exclusion under any schedule and hint; progress.
-//! * FIFO inside a slot, route order between slots: a waiter with `q`
+//! * FIFO inside a slot, route order between slots: with `n` slots
+//!   (`active_slots()` pooled, `S` inline), a registered waiter with `q`
 //!   waiters ahead of it in its slot is overtaken by at most
-//!   `q + (q + 1) * (S - 1) + 1` acquisitions (each service of its slot is
+//!   `q + (q + 1) * (n - 1) + 1` acquisitions (each service of its slot is
 //!   preceded by at most one grant to each other slot; `+ 1` for a racing
-//!   fast-path acquisition). With one thread per slot that is `S`.
+//!   fast-path acquisition). With one thread per slot that is `n`.
+//! * Pool exhausted (no free block among
+//!   [`POOL_MAX_BLOCKS`](crate::ron_raw::POOL_MAX_BLOCKS), or the limit set
+//!   with [`set_pool_limit`]): a waiter of a lock without a block waits
+//!   *unregistered* (test-and-test-and-set on `in_use` with its relax
+//!   policy) and tries to register again every
+//!   [`UNREGISTERED_LOOKS`] looks. Unregistered it has **no bound**
+//!   (registered waiters' handovers pass it by; it gets the lock when a
+//!   release finds no registered waiter), only progress as long as the
+//!   registered waiters run out. A lock that has a block takes every
+//!   waiter in; only a lock contended while more than
+//!   `POOL_MAX_BLOCKS` locks are contended meets an empty pool.
 //! * Panics: a waiter whose `Relax` policy panics after taking its ticket
 //!   aborts the process (a ticket cannot be given back without waiting for
-//!   its turn); an unlock whose CPU hint panics releases the lock (scanning
-//!   from slot 0) before it unwinds (`docs/panic-safety.md`).
+//!   its turn); before that (and unregistered) it holds nothing but its
+//!   block reference, dropped as it unwinds. An unlock whose CPU hint panics
+//!   releases the lock (scanning from slot 0) before it unwinds
+//!   (`docs/panic-safety.md`).
 //!
 //! ## Cost
-//! Bytes per lock: `128 * (S + 1)`. Uncontended lock+unlock: a load and a CAS, a scan
-//! of `S` slots (two loads each), one release store.
+//! `RonTicket`: 8 bytes per lock; a claimed block is
+//! `128 * (BLOCK_SLOTS + 1)` bytes (32,896 with `std`, of which a lock
+//! touches the count's line and its first `active_slots()` slots).
+//! Uncontended lock+unlock: a load and a CAS, a load of the owner flag
+//! and of the block index, one release store. Contended: a waiter adds a
+//! reference-count increment on the block's first line when it arrives
+//! and a decrement after its own release's grant, off the handover's
+//! critical path; its release scans `n` slots (two loads each).
+//! `RonTicketInline<S>`: `128 * (S + 1)` bytes; uncontended a load and a
+//! CAS, a scan of `S` slots and a release store.
 //!
 //! ```
 //! use ron_core::RonTicket;
-//! let m: lock_api::Mutex<RonTicket<4>, u32> = lock_api::Mutex::new(0);
+//! let m: lock_api::Mutex<RonTicket, u32> = lock_api::Mutex::new(0);
 //! std::thread::scope(|s| {
 //!     for _ in 0..3 {
 //!         s.spawn(|| for _ in 0..500 { *m.lock() += 1 });
 //!     }
 //! });
 //! assert_eq!(*m.lock(), 1500);
+//! assert_eq!(core::mem::size_of::<ron_core::RonTicket>(), 8);
 //! ```
 
 use core::marker::PhantomData;
 
 use crossbeam_utils::CachePadded;
 
+use crate::flag::TasFlag;
 use crate::in_use::InUse;
 use crate::relax::{DefaultRelax, Relax};
+#[cfg(all(not(loom), not(all(feature = "std", not(shuttle), not(ron_vm)))))]
+use crate::ron_raw::pool::POOL_BLOCKS;
+use crate::ron_raw::pool::{self, BLOCK_SLOTS, Block, BlockSlots, Pool, PoolPaths};
+#[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
+use crate::ron_raw::pool::{GROW_CHUNKS, POOL_BLOCKS};
 use crate::sync::{AtomicBool, AtomicU32, Ordering};
 use crate::token::PlaceToken;
 use crate::unwind::AbortOnUnwind;
+
+/// Looks (relax steps) an unregistered waiter (pool exhausted) spends
+/// on `in_use` before it tries to register again.
+pub const UNREGISTERED_LOOKS: u32 = 128;
 
 /// One slot: a ticket lock and a grant flag, alone on its cache lines.
 struct TicketSlot {
@@ -86,40 +144,191 @@ impl TicketSlot {
         // `in_use`) or grants a slot whose head is guaranteed to exist.
         self.tickets.load(Ordering::Relaxed) != self.serving.load(Ordering::Relaxed)
     }
+
+    /// Takes a ticket (and is counted as waiting): the ticket to wait for.
+    #[inline]
+    fn take_ticket(&self) -> u32 {
+        // Relaxed: the ticket only orders waiters of this slot; the data
+        // handover is through `grant`/`in_use`.
+        self.tickets.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Waits with `ticket` until the caller owns the lock (by this slot's
+    /// grant or a free `in_use`), then makes the next ticket the head.
+    #[inline]
+    fn wait_turn<R: Relax>(&self, in_use: &TasFlag, ticket: u32, relax: &mut R) {
+        // Relaxed: `serving` only orders the waiters of this slot; the head
+        // reads nothing its predecessor wrote except through `grant` /
+        // `in_use` (Acquire CAS below). Found not load-bearing by
+        // `.ci/mutants` (docs/mutants.md).
+        while self.serving.load(Ordering::Relaxed) != ticket {
+            relax.relax();
+            #[cfg(all(ron_vm, not(loom), not(shuttle)))]
+            crate::relax::vm_idle(relax, crate::sync::vm_addr(&self.serving));
+        }
+        loop {
+            // Relaxed peek; the CAS has the Acquire pairing with the
+            // holder's Release store of `grant`.
+            if self.grant.load(Ordering::Relaxed)
+                && self
+                    .grant
+                    .compare_exchange(true, false, Ordering::Acquire, Ordering::Relaxed)
+                    .is_ok()
+            {
+                crate::coverage::hit!("ron_ticket.grant_taken");
+                break;
+            }
+            if in_use.take_if_free() {
+                crate::coverage::hit!("ron_ticket.free_taken");
+                break;
+            }
+            relax.relax();
+        }
+        // Relaxed: the next ticket holder becomes head after we own the
+        // lock; it needs no data from us, and an unlocker's `has_waiters`
+        // sees this store through the lock's own Release/Acquire (it comes
+        // before our release in program order). Not load-bearing
+        // (`.ci/mutants`).
+        self.serving
+            .store(ticket.wrapping_add(1), Ordering::Relaxed);
+    }
 }
 
-/// RON-ticket: `S` per-slot ticket locks handed over along the route.
+/// Grants the first slot with a queued waiter among `n` (`slot(i)` for
+/// `i < n`) after `from` around the ring (`from` itself last): whether it
+/// found one. The caller holds the lock and keeps `in_use` true.
+#[inline]
+fn grant_next<'s>(n: usize, from: usize, slot: impl Fn(usize) -> &'s TicketSlot) -> bool {
+    for i in 1..=n {
+        let slot = slot((from + i) % n);
+        if slot.has_waiters() {
+            // Release: passes our critical section to the head's
+            // Acquire CAS of `grant`.
+            slot.grant.store(true, Ordering::Release);
+            return true;
+        }
+    }
+    false
+}
+
+/// The slots of a pooled [`RonTicket`] block: [`BLOCK_SLOTS`] ticket
+/// slots (opaque).
+pub struct TicketSlots {
+    slots: [CachePadded<TicketSlot>; BLOCK_SLOTS],
+}
+
+impl pool::sealed::Sealed for TicketSlots {}
+
+impl BlockSlots for TicketSlots {
+    #[cfg(not(loom))]
+    const FREE: Self = TicketSlots {
+        slots: [const { CachePadded::new(TicketSlot::new()) }; BLOCK_SLOTS],
+    };
+    #[cfg(loom)]
+    fn free() -> Self {
+        TicketSlots {
+            slots: core::array::from_fn(|_| CachePadded::new(TicketSlot::new())),
+        }
+    }
+    /// Nothing to clean: every ticket taken in a block was served before
+    /// its last reference was dropped (module docs).
+    fn clean_within(&self, _n: usize) {}
+    const PATHS: &'static PoolPaths = &PoolPaths::named([
+        "ron_ticket.pool_claim",
+        "ron_ticket.pool_reuse",
+        "ron_ticket.pool_use",
+        "ron_ticket.pool_stale",
+        "ron_ticket.pool_closed_seen",
+        "ron_ticket.pool_return",
+        "ron_ticket.pool_reopened",
+        "ron_ticket.pool_publish_lost",
+        "ron_ticket.pool_exhausted",
+        "ron_ticket.pool_grow",
+    ]);
+}
+
+impl TicketSlots {
+    /// Slot `s` (reduced modulo [`BLOCK_SLOTS`]).
+    #[inline]
+    fn slot(&self, s: usize) -> &TicketSlot {
+        &self.slots[s % BLOCK_SLOTS]
+    }
+}
+
+#[cfg(not(loom))]
+static BLOCKS: [Block<TicketSlots>; POOL_BLOCKS] = [const { Block::new_of() }; POOL_BLOCKS];
+#[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
+static CHUNKS: [crate::sync::AtomicPtr<Block<TicketSlots>>; GROW_CHUNKS] =
+    [const { crate::sync::AtomicPtr::new(core::ptr::null_mut()) }; GROW_CHUNKS];
+#[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
+static GLOBAL: Pool<'static, TicketSlots> = Pool::growing(&BLOCKS, &CHUNKS);
+#[cfg(all(not(loom), not(all(feature = "std", not(shuttle), not(ron_vm)))))]
+static GLOBAL: Pool<'static, TicketSlots> = Pool::new_in(&BLOCKS);
+
+#[cfg(loom)]
+loom::lazy_static! {
+    static ref LOOM_BLOCKS: std::vec::Vec<Block<TicketSlots>> =
+        (0..2).map(|_| Block::new_of()).collect();
+    static ref LOOM_GLOBAL: Pool<'static, TicketSlots> = Pool::new_in(&LOOM_BLOCKS);
+}
+
+/// The process-wide pool of [`RonTicket`] blocks (sized and grown as
+/// `RonRaw`'s, [`pool`]; under loom, 2 blocks per
+/// execution).
+pub fn global() -> &'static Pool<'static, TicketSlots> {
+    #[cfg(not(loom))]
+    return &GLOBAL;
+    #[cfg(loom)]
+    return &LOOM_GLOBAL;
+}
+
+/// Uses at most `n` blocks of [`RonTicket`]'s pool for new claims (0: no
+/// `RonTicket` registers any more; its waiters wait unregistered, see the
+/// [module docs](self)).
+pub fn set_pool_limit(n: usize) {
+    global().set_limit(n);
+}
+
+/// RON-ticket: per-slot ticket locks handed over along the route, one slot
+/// per CPU, the slots pooled: 8 bytes per lock.
 ///
-/// * **States:** `in_use`, and per slot its ticket counters and `grant`;
-///   table in the [module docs](self).
+/// * **States:** `in_use`, the block index, and per slot its ticket
+///   counters and `grant`; table in the [module docs](self).
 /// * **Guarantees:** mutual exclusion under any schedule and hint;
-///   progress; FIFO inside a slot, route order between slots: a waiter
-///   with `q` waiters ahead in its slot is overtaken by at most
-///   `q + (q + 1) * (S - 1) + 1` acquisitions.
+///   progress; FIFO inside a slot, route order between slots: a registered
+///   waiter with `q` waiters ahead in its slot is overtaken by at most
+///   `q + (q + 1) * (n - 1) + 1` acquisitions, `n` =
+///   [`active_slots()`](crate::ron_raw::active_slots). No bound while the
+///   pool is exhausted (the waiter waits unregistered and retries).
 /// * **Panics:** a `Relax` panic after taking a ticket aborts the process;
 ///   an unlock whose CPU hint panics releases the lock first.
-/// * **Cost:** `128 * (S + 1)` bytes; a load and a CAS, a scan of `S` slots and a
-///   store uncontended.
-pub struct RonTicket<const S: usize, R: Relax = DefaultRelax> {
-    in_use: InUse,
-    slots: [CachePadded<TicketSlot>; S],
+/// * **Cost:** 8 bytes, plus a pooled block while contended; a load and a
+///   CAS, a load and a store uncontended.
+pub struct RonTicket<R: Relax = DefaultRelax> {
+    in_use: TasFlag,
+    /// Whether the owner acquired in the lock's block and kept its block
+    /// reference for its release (read and written only by the owner; set
+    /// across grants between such owners, cleared before a free).
+    owner_ref: AtomicBool,
+    /// The index of the lock's block in [`global`] (0: none).
+    home: AtomicU32,
     _relax: PhantomData<fn() -> R>,
 }
 
-impl<const S: usize, R: Relax> RonTicket<S, R> {
+impl<R: Relax> RonTicket<R> {
     crate::sync::const_fn_unless_loom! {
         /// A new, unlocked lock.
         pub fn new() -> Self {
-            const { assert!(S >= 1, "a RON lock needs at least one slot") };
             RonTicket {
-                in_use: InUse::new(),
-                slots: crate::sync::array_init!(S, CachePadded::new(TicketSlot::new())),
+                in_use: TasFlag::new(),
+                owner_ref: AtomicBool::new(false),
+                home: AtomicU32::new(0),
                 _relax: PhantomData,
             }
         }
     }
 
-    crate::in_use::slotted_entry_points!();
+    crate::in_use::slotted_entry_points!(pool::active_slots());
 
     /// The fast path: a load of `in_use`, then the CAS only when it looked
     /// free. An arrival that finds the lock held reads the line the slot
@@ -135,51 +344,70 @@ impl<const S: usize, R: Relax> RonTicket<S, R> {
 
     #[cold]
     fn acquire_slow(&self, s: usize, on_wait: impl FnOnce()) -> PlaceToken {
-        let slot = &self.slots[s];
+        self.acquire_slow_in(global(), s, on_wait)
+    }
+
+    /// The slow path with blocks from `pool`.
+    fn acquire_slow_in<'a>(
+        &'a self,
+        pool: &Pool<'a, TicketSlots>,
+        s: usize,
+        on_wait: impl FnOnce(),
+    ) -> PlaceToken {
         // User code before taking a ticket: a panic here leaves nothing behind.
         let mut relax = R::default();
-        // Relaxed: the ticket only orders waiters of this slot; the data
-        // handover is through `grant`/`in_use`.
-        let ticket = slot.tickets.fetch_add(1, Ordering::Relaxed);
-        // A ticket cannot be given back without waiting for its turn (the
-        // next ticket waits for ours to be served), which deadlocks if this
-        // thread holds the lock: a panic in `relax` (or `on_wait`) aborts.
-        let queued = AbortOnUnwind::new("RonTicket");
-        on_wait();
-        // Relaxed: `serving` only orders the waiters of this slot; the head
-        // reads nothing its predecessor wrote except through `grant` /
-        // `in_use` (Acquire CAS below). Found not load-bearing by
-        // `.ci/mutants` (docs/mutants.md).
-        while slot.serving.load(Ordering::Relaxed) != ticket {
-            relax.relax();
-            #[cfg(all(ron_vm, not(loom), not(shuttle)))]
-            crate::relax::vm_idle(&mut relax, crate::sync::vm_addr(&slot.serving));
-        }
+        let mut on_wait = Some(on_wait);
         loop {
-            // Relaxed peek; the CAS has the Acquire pairing with the
-            // holder's Release store of `grant`.
-            if slot.grant.load(Ordering::Relaxed)
-                && slot
-                    .grant
-                    .compare_exchange(true, false, Ordering::Acquire, Ordering::Relaxed)
-                    .is_ok()
-            {
-                break;
+            if let Some(room) = pool::enter(&self.home, pool, self as *const Self as usize) {
+                let slot = room.slot(s);
+                let ticket = slot.take_ticket();
+                crate::coverage::hit!("ron_ticket.pooled_ticket");
+                // A ticket cannot be given back without waiting for its
+                // turn (the next ticket waits for ours to be served), which
+                // deadlocks if this thread holds the lock: a panic in
+                // `relax` (or `on_wait`) aborts.
+                let queued = AbortOnUnwind::new("RonTicket");
+                if let Some(f) = on_wait.take() {
+                    f();
+                }
+                slot.wait_turn(&self.in_use, ticket, &mut relax);
+                queued.disarm();
+                // The owner keeps its reference for its release (which
+                // then needs no look-up), after `serving` moved. The flag
+                // is usually set already (a grant from an owner that kept
+                // its own leaves it set): the lock's line, which heads
+                // poll, is written only when it changes.
+                // Relaxed: only owners touch the flag, in turn.
+                if !self.owner_ref.load(Ordering::Relaxed) {
+                    self.owner_ref.store(true, Ordering::Relaxed);
+                }
+                room.keep();
+                return PlaceToken::at(s);
             }
-            if self.in_use.take_if_free() {
-                break;
+            // No block to be had: wait unregistered for a while (TTAS),
+            // then try to register again. A panic here holds nothing.
+            crate::coverage::hit!("ron_ticket.unregistered");
+            if let Some(f) = on_wait.take() {
+                f();
             }
-            relax.relax();
+            for _ in 0..UNREGISTERED_LOOKS {
+                if self.in_use.take_if_free() {
+                    crate::coverage::hit!("ron_ticket.unregistered_took");
+                    return PlaceToken::at(s);
+                }
+                relax.relax();
+            }
         }
-        // Relaxed: the next ticket holder becomes head after we own the
-        // lock; it needs no data from us, and an unlocker's `has_waiters`
-        // sees this store through the lock's own Release/Acquire (it comes
-        // before our release in program order). Not load-bearing
-        // (`.ci/mutants`).
-        slot.serving
-            .store(ticket.wrapping_add(1), Ordering::Relaxed);
-        queued.disarm();
-        PlaceToken::at(s)
+    }
+
+    /// [`acquire_in`](Self::acquire_in) with blocks from `pool` (models
+    /// build their own). A lock must use one pool for its whole life.
+    #[doc(hidden)]
+    pub fn acquire_in_pool<'a>(&'a self, pool: &Pool<'a, TicketSlots>, slot: usize) -> PlaceToken {
+        if self.try_fast() {
+            return PlaceToken::NONE;
+        }
+        self.acquire_slow_in(pool, slot % pool::active_slots(), || ())
     }
 
     /// Releases the lock: grants the next slot with a queued waiter along
@@ -189,20 +417,70 @@ impl<const S: usize, R: Relax> RonTicket<S, R> {
     /// The caller holds the lock, acquired with `token`'s acquisition.
     #[inline]
     pub unsafe fn release(&self, token: PlaceToken) {
-        token.release_from_slot::<S>(|from| self.release_from(from));
+        // SAFETY: forwarded contract; the lock's blocks come from `global`.
+        unsafe { self.release_in_pool(global(), token) }
     }
 
-    /// The release, scanning from slot `from` + 1.
+    /// [`release`](Self::release) with blocks from `pool`.
+    ///
+    /// # Safety
+    /// As [`release`](Self::release), and `pool` is the lock's pool.
+    #[doc(hidden)]
     #[inline]
-    fn release_from(&self, from: usize) {
-        for i in 1..=S {
-            let slot = &self.slots[(from + i) % S];
-            if slot.has_waiters() {
-                // Release: passes our critical section to the head's
-                // Acquire CAS of `grant`.
-                slot.grant.store(true, Ordering::Release);
-                return;
+    pub unsafe fn release_in_pool<'a>(&'a self, pool: &Pool<'a, TicketSlots>, token: PlaceToken) {
+        // Relaxed: only owners touch the flag, in turn (the lock's own
+        // Release/Acquire orders them).
+        // The flag stays set across a grant (the grantee is registered and
+        // keeps its reference in turn) and is cleared before a free.
+        let kept = if self.owner_ref.load(Ordering::Relaxed) {
+            crate::coverage::hit!("ron_ticket.release_kept_ref");
+            // SAFETY: the flag says this acquisition kept its reference to
+            // the lock's block (`acquire_slow_in`); we own the lock, so it
+            // is ours to take back, once.
+            unsafe { pool::adopt(&self.home, pool) }
+        } else {
+            None
+        };
+        // SeqCst: ordered with the waiters' `enter` (SeqCst), as a
+        // releaser's look-up in the pool; a stale 0 frees the lock, which a
+        // registered waiter sees at its next look at `in_use`.
+        // mutants: the waiting bound only (a missed waiter takes the freed
+        // lock at its next look; exclusion and progress stand).
+        if kept.is_none() && self.home.load(Ordering::SeqCst) == 0 {
+            crate::coverage::hit!("ron_ticket.freed_no_block");
+            self.in_use.free();
+            return;
+        }
+        token.release_from_slot_of(pool::active_slots(), |from| {
+            self.release_from(pool, kept.as_deref(), from)
+        });
+        // `kept` is dropped here (also if the hint panicked), after the
+        // grant or the free.
+    }
+
+    /// The release with a block, scanning from slot `from` + 1 in the
+    /// block `kept` (the owner's reference) or a fresh look-up.
+    #[cold]
+    fn release_from(&self, pool: &Pool<'_, TicketSlots>, kept: Option<&TicketSlots>, from: usize) {
+        // A reference keeps the block this lock's while we scan and grant.
+        let fresh;
+        let room = match kept {
+            Some(r) => Some(r),
+            None => {
+                fresh = pool::current(&self.home, pool);
+                fresh.as_deref()
             }
+        };
+        if let Some(room) = room
+            && grant_next(pool::active_slots(), from, |t| room.slot(t))
+        {
+            crate::coverage::hit!("ron_ticket.granted");
+            return;
+        }
+        crate::coverage::hit!("ron_ticket.freed_after_scan");
+        if kept.is_some() {
+            // Relaxed: as above; the free below publishes it.
+            self.owner_ref.store(false, Ordering::Relaxed);
         }
         self.in_use.free();
     }
@@ -212,10 +490,16 @@ impl<const S: usize, R: Relax> RonTicket<S, R> {
     pub fn is_held(&self) -> bool {
         self.in_use.is_held()
     }
+
+    /// Whether the lock holds a pooled block (a snapshot, for tests).
+    #[doc(hidden)]
+    pub fn has_block(&self) -> bool {
+        self.home.load(Ordering::Relaxed) != 0 // a snapshot by contract
+    }
 }
 
 crate::raw_impl::impl_default_debug! {
-    impl [const S: usize, R: Relax] for RonTicket<S, R>, debug "RonTicket" { slots: S }
+    impl [R: Relax] for RonTicket<R>, debug "RonTicket" { slots: pool::active_slots() }
 }
 
 #[cfg(not(loom))]
@@ -223,21 +507,28 @@ crate::raw_impl::impl_default_debug! {
 // `grant` of one slot or nobody owns the lock at every moment. `lock` and
 // `try_lock` return a guard only after taking ownership one of two ways: the
 // CAS `in_use` false -> true (Acquire, pairing with the Release store that
-// freed it), or, as the head of slot `s` (the one waiter whose ticket `s`
-// serves; tickets come from one `fetch_add` each), the CAS `grant` true ->
-// false (Acquire, pairing with the holder's Release store of `grant`). The
-// holder sets `grant` only on a slot with a ticket out and keeps `in_use`
-// true, and only a head may take a grant or CAS `in_use`; `serving` moves
-// only when that head owns the lock, so a granted slot's head can leave only
-// by taking the grant. The slot is only a place to wait: a wrong,
-// out-of-range or stale CPU hint changes where the unlock's scan starts,
-// never who owns the lock. A `Relax` panic after taking a ticket aborts the
-// process (the ticket cannot be given back), so `lock` never unwinds with a
-// ticket out. `unlock` asks the CPU hint only for a fast-path guard
-// (`PlaceToken::NONE`); if the hint panics it releases from slot 0 first, so
-// it never unwinds holding the lock. A forgotten guard leaves the lock
-// held; nothing dangles (tickets are counters in the lock).
-unsafe impl<const S: usize, R: Relax> lock_api::RawMutex for RonTicket<S, R> {
+// freed it), or, as the head of slot `s` of the lock's block (the one
+// waiter whose ticket `s` serves; tickets come from one `fetch_add` each),
+// the CAS `grant` true -> false (Acquire, pairing with the holder's Release
+// store of `grant`). The holder sets `grant` only on a slot with a ticket
+// out, only while it holds a reference to the block the lock names (so the
+// block cannot change lock under it), and keeps `in_use` true; only a head
+// may take a grant or CAS `in_use`; `serving` moves only when that head owns
+// the lock, so a granted slot's head can leave only by taking the grant.
+// Every waiter holds its block reference from before its ticket to after
+// its `serving` store, and a referenced block is never detached or claimed
+// by another lock (`pool`), so every ticket out is in the lock's block and
+// every block returned has all its tickets served. The slot is only a
+// place to wait: a wrong, out-of-range or stale CPU hint changes where the
+// unlock's scan starts, never who owns the lock. A `Relax` panic after
+// taking a ticket aborts the process (the ticket cannot be given back), so
+// `lock` never unwinds with a ticket out; before it (or unregistered) the
+// unwind drops only a block reference. `unlock` asks the CPU hint only for
+// a fast-path guard that finds a block (`PlaceToken::NONE`); if the hint
+// panics it releases from slot 0 first, so it never unwinds holding the
+// lock. A forgotten guard leaves the lock held; nothing dangles (tickets
+// are counters, references are dropped before `lock` returns).
+unsafe impl<R: Relax> lock_api::RawMutex for RonTicket<R> {
     #[allow(clippy::declare_interior_mutable_const)]
     const INIT: Self = Self::new();
     type Guard = PlaceToken;
@@ -268,7 +559,142 @@ unsafe impl<const S: usize, R: Relax> lock_api::RawMutex for RonTicket<S, R> {
 #[cfg(not(loom))]
 // SAFETY: `unlock_fair` is `release`, which already grants the next slot
 // with a queued waiter; the `RawMutex` argument above covers it.
-unsafe impl<const S: usize, R: Relax> lock_api::RawMutexFair for RonTicket<S, R> {
+unsafe impl<R: Relax> lock_api::RawMutexFair for RonTicket<R> {
+    #[inline]
+    unsafe fn unlock_fair(&self, guard: PlaceToken) {
+        // SAFETY: the caller holds the lock with `guard`.
+        unsafe { self.release(guard) }
+    }
+}
+
+/// RON-ticket with its `S` slots in the lock: the protocol of
+/// [`RonTicket`] (module docs) without the pool, for a slot count fixed
+/// when the program is built.
+///
+/// * **Guarantees:** as [`RonTicket`], with `n = S`: a waiter with `q`
+///   waiters ahead in its slot is overtaken by at most
+///   `q + (q + 1) * (S - 1) + 1` acquisitions; no pool, so no exhaustion.
+/// * **Panics:** as [`RonTicket`].
+/// * **Cost:** `128 * (S + 1)` bytes; a load and a CAS, a scan of `S`
+///   slots and a store uncontended.
+///
+/// ```
+/// use ron_core::RonTicketInline;
+/// let m: lock_api::Mutex<RonTicketInline<4>, u32> = lock_api::Mutex::new(0);
+/// *m.lock() += 1;
+/// assert_eq!(m.into_inner(), 1);
+/// ```
+pub struct RonTicketInline<const S: usize, R: Relax = DefaultRelax> {
+    in_use: InUse,
+    slots: [CachePadded<TicketSlot>; S],
+    _relax: PhantomData<fn() -> R>,
+}
+
+impl<const S: usize, R: Relax> RonTicketInline<S, R> {
+    crate::sync::const_fn_unless_loom! {
+        /// A new, unlocked lock.
+        pub fn new() -> Self {
+            const { assert!(S >= 1, "a RON lock needs at least one slot") };
+            RonTicketInline {
+                in_use: InUse::new(),
+                slots: crate::sync::array_init!(S, CachePadded::new(TicketSlot::new())),
+                _relax: PhantomData,
+            }
+        }
+    }
+
+    crate::in_use::slotted_entry_points!();
+
+    /// The fast path: a load of `in_use`, then the CAS only when it looked
+    /// free.
+    #[inline]
+    fn try_fast(&self) -> bool {
+        if self.in_use.is_held() {
+            crate::coverage::hit!("ron_ticket.fast_saw_held");
+            return false;
+        }
+        self.in_use.try_take()
+    }
+
+    #[cold]
+    fn acquire_slow(&self, s: usize, on_wait: impl FnOnce()) -> PlaceToken {
+        let slot = &self.slots[s];
+        // User code before taking a ticket: a panic here leaves nothing behind.
+        let mut relax = R::default();
+        let ticket = slot.take_ticket();
+        // A ticket cannot be given back without waiting for its turn: a
+        // panic in `relax` (or `on_wait`) aborts.
+        let queued = AbortOnUnwind::new("RonTicketInline");
+        on_wait();
+        slot.wait_turn(&self.in_use, ticket, &mut relax);
+        queued.disarm();
+        PlaceToken::at(s)
+    }
+
+    /// Releases the lock: grants the next slot with a queued waiter along
+    /// the route after the acquirer's slot, or frees it.
+    ///
+    /// # Safety
+    /// The caller holds the lock, acquired with `token`'s acquisition.
+    #[inline]
+    pub unsafe fn release(&self, token: PlaceToken) {
+        token.release_from_slot::<S>(|from| {
+            if !grant_next(S, from, |t| &self.slots[t]) {
+                self.in_use.free();
+            }
+        });
+    }
+
+    /// Whether the lock is held (a momentary snapshot).
+    #[inline]
+    pub fn is_held(&self) -> bool {
+        self.in_use.is_held()
+    }
+}
+
+crate::raw_impl::impl_default_debug! {
+    impl [const S: usize, R: Relax] for RonTicketInline<S, R>, debug "RonTicketInline" { slots: S }
+}
+
+#[cfg(not(loom))]
+// SAFETY: as for `RonTicket` (above), with the slots in the lock instead
+// of a pooled block: the holder, a pending `grant` of one slot or nobody
+// owns the lock at every moment; ownership passes only by the CAS of
+// `in_use` (Acquire, paired with its Release free) or the head's CAS of its
+// slot's `grant` (Acquire, paired with the holder's Release store, made
+// only on a slot with a ticket out while `in_use` stays true). A `Relax`
+// panic after taking a ticket aborts; a panicking hint in `unlock`
+// releases from slot 0 first.
+unsafe impl<const S: usize, R: Relax> lock_api::RawMutex for RonTicketInline<S, R> {
+    #[allow(clippy::declare_interior_mutable_const)]
+    const INIT: Self = Self::new();
+    type Guard = PlaceToken;
+
+    #[inline]
+    fn lock(&self) -> PlaceToken {
+        self.acquire()
+    }
+
+    #[inline]
+    fn try_lock(&self) -> Option<PlaceToken> {
+        self.try_acquire()
+    }
+
+    #[inline]
+    unsafe fn unlock(&self, guard: PlaceToken) {
+        // SAFETY: the caller holds the lock with `guard`.
+        unsafe { self.release(guard) }
+    }
+
+    #[inline]
+    fn is_locked(&self) -> bool {
+        self.is_held()
+    }
+}
+
+#[cfg(not(loom))]
+// SAFETY: `unlock_fair` is `release`; the `RawMutex` argument covers it.
+unsafe impl<const S: usize, R: Relax> lock_api::RawMutexFair for RonTicketInline<S, R> {
     #[inline]
     unsafe fn unlock_fair(&self, guard: PlaceToken) {
         // SAFETY: the caller holds the lock with `guard`.

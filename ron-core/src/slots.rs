@@ -1,4 +1,5 @@
-//! The slot mechanism shared by the RON family (`RonPlock`, `NxtRon`, `RonRaw`).
+//! The slot mechanism shared by the RON family (`RonPlock`, `NxtRon`, `RonRaw`;
+//! `RonTicket` has ticket slots of its own, placed the same way).
 //!
 //! The guard of these locks is a [`PlaceToken`]: the slot the acquirer
 //! registered in.
@@ -20,29 +21,42 @@
 //! see `crossbeam_utils::CachePadded`): waiters of different slots never
 //! share a line.
 //!
-//! ## Choosing `S`: one slot per CPU
+//! ## One slot per CPU: pooled blocks or `S` inline
 //! The handover follows the route between *slots*, and a CPU waits in
-//! slot `position * S / route length` ([`route::slot_of`](crate::route::slot_of)).
-//! With `S` at least the number of CPUs on the installed route every CPU
+//! slot `position * n / route length` ([`route::slot_of`](crate::route::slot_of)).
+//! With `n` at least the number of CPUs on the installed route every CPU
 //! has a slot of its own and the handover order is the route's; with fewer,
-//! `ceil(CPUs / S)` neighbouring CPUs share a slot and are not ordered by
-//! the route among themselves. `S` is a const generic chosen when the
-//! program is built (a type alias such as `type Lock = RonTicket<256>`
-//! for a 256-CPU machine); the lock then costs `128 * (S + 1)` bytes
-//! (32.9 KiB for `S = 256`), which is why the defaults and examples use
-//! 16 and `RonRaw` pools its blocks. Each lock's bound is stated per
-//! slot and holds for any `S` (no guarantee is lost with fewer slots than
-//! CPUs, it weakens as stated):
+//! `ceil(CPUs / n)` neighbouring CPUs share a slot and are not ordered by
+//! the route among themselves.
 //!
-//! | lock | `S >=` CPUs (one thread per CPU) | `S <` CPUs or threads > CPUs |
-//! |---|---|---|
-//! | `RonTicket` | a waiter is overtaken at most `S` times | FIFO in its slot: `q + (q + 1)(S - 1) + 1` with `q` slot-mates ahead |
-//! | `RonPlock`, `NxtRon` | `S - 1` (+1) | per slot `S - 1` (+1); slot-mates race for its grant (no per-thread bound) |
-//! | `Ron` | `S - 1` (+1) | `S - 1` (+1) for the slot's claimer; none for a thread waiting to claim |
-//! | `ShRon` | rows are per CPU up to 256 CPUs: `255` (+1) | a thread sharing a row (or a full table) has none |
+//! The default `RonRaw`, `RonTicket`, `NxtRon` and `RonPlock` take their
+//! slots from a process-wide pool of blocks (`ron_raw::pool`) while they
+//! have registered waiters: the lock itself is 8 bytes, and a claimed
+//! block has [`BLOCK_SLOTS`](crate::ron_raw::BLOCK_SLOTS) slots (256 with
+//! `std`: 32,896 bytes), of which the lock uses
+//! `n =` [`active_slots()`](crate::ron_raw::active_slots): one per CPU of
+//! the installed route, rounded up to a power of two. `RonTicket` has its
+//! own pool (its slots are ticket locks); the others share one.
+//! The `*Inline<S>` variants (`RonInline`, `RonTicketInline`,
+//! `NxtRonInline`, `RonPlockInline`) and `Ron<S>` keep `n = S` slots in
+//! the lock (`128 * (S + 1)` bytes: 2176 at 16, 32,896 at 256), for a slot
+//! count fixed when the program is built.
 //!
-//! The VM bench builds them with one slot per CPU with `--slots cpu`.
+//! Each lock's bound is stated per slot and holds for any `n` (no
+//! guarantee is lost with fewer slots than CPUs, it weakens as stated):
 //!
+//! | lock | `n >=` CPUs (one thread per CPU) | `n <` CPUs or threads > CPUs | pool exhausted |
+//! |---|---|---|---|
+//! | `RonTicket` | a waiter is overtaken at most `n` times | FIFO in its slot: `q + (q + 1)(n - 1) + 1` with `q` slot-mates ahead | unregistered waiter (TTAS, re-registers every 128 looks): no bound |
+//! | `RonPlock`, `NxtRon` | `n - 1` (+1) | per slot `n - 1` (+1); slot-mates race for its grant (no per-thread bound) | as `RonTicket` |
+//! | `Ron` (inline only) | `S - 1` (+1) | `S - 1` (+1) for the slot's claimer; none for a thread waiting to claim | - |
+//! | `ShRon` | rows are per CPU up to 256 CPUs: `255` (+1) | a thread sharing a row (or a full table) has none | - |
+//!
+//! The pool runs out only when more locks than its
+//! [`POOL_MAX_BLOCKS`](crate::ron_raw::POOL_MAX_BLOCKS) (4096 with `std`)
+//! have registered waiters at once: a lock that has a block takes every
+//! waiter in.
+
 //! ## Bitmap invariant
 //! If a slot's count is non-zero at quiescence, its bit is set. Bits may be
 //! stale-set (count 0); the scan skips such slots. `register` increments the
@@ -106,8 +120,10 @@ pub(crate) fn count(word: u32) -> u32 {
     word >> 1
 }
 
-/// `S` slots and (for the bitmap variants) their bitmap.
-pub(crate) struct SlotTable<const S: usize> {
+/// `S` slots and (for the bitmap variants) their bitmap: the inline slots
+/// of `NxtRon`/`RonPlock` and the slots of a pooled block of `RonRaw`,
+/// `NxtRon` and `RonPlock` (opaque outside the crate).
+pub struct SlotTable<const S: usize> {
     slots: [Slot; S],
 }
 
@@ -362,17 +378,12 @@ impl<const S: usize> SlotTable<S> {
     }
 
     /// Grants the first slot with a registered waiter after `from` around the
-    /// ring (`from` itself last), by a linear scan of the slot words.
+    /// ring of the first `n` slots (`1 <= n <= S`; the others are never
+    /// used; `from` itself last), by a linear scan of the slot words.
     /// Returns the slot granted, or `None` if no slot has a waiter.
-    pub(crate) fn grant_next_linear(&self, from: usize) -> Option<usize> {
-        (1..=S).map(|i| (from + i) % S).find(|&t| self.grant(t))
-    }
-
-    /// Like [`grant_next_linear`](Self::grant_next_linear) but visits only
-    /// the slots marked in the bitmap: rotate + trailing_zeros per word, so
-    /// the successor is found in O(S / 64) word reads.
-    pub(crate) fn grant_next_bitmap(&self, from: usize) -> Option<usize> {
-        self.grant_next_bitmap_within::<false>(from, S, 0)
+    pub(crate) fn grant_next_linear_within(&self, from: usize, n: usize) -> Option<usize> {
+        let n = n.clamp(1, S);
+        (1..=n).map(|i| (from + i) % n).find(|&t| self.grant(t))
     }
 
     /// The note of slot `s` (`RonRaw`: see [`Slot::note`]).
@@ -381,8 +392,10 @@ impl<const S: usize> SlotTable<S> {
         &self.slots[s].note
     }
 
-    /// [`grant_next_bitmap`](Self::grant_next_bitmap) on the ring of the
-    /// first `n` slots only (`1 <= n <= S`; the others are never used).
+    /// Like [`grant_next_linear_within`](Self::grant_next_linear_within)
+    /// but visits only the slots marked in the bitmap: rotate +
+    /// trailing_zeros per word, so the successor is found in O(n / 64)
+    /// word reads.
     ///
     /// `LAZY` (`RonRaw`, whose waiters leave their bit set when they take
     /// the lock, see [`unregister_keep_bit`](Self::unregister_keep_bit)):

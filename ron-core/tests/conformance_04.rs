@@ -85,7 +85,7 @@ conformance_tests!(
 );
 conformance_tests!(
     api04_nxt_ron,
-    Via04<Api04<ron_core::NxtRon<4>>>,
+    Via04<Api04<ron_core::NxtRonInline<4>>>,
     setup = two_groups,
     fair
 );

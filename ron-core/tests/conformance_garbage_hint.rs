@@ -9,7 +9,7 @@
 use std::sync::Mutex as StdMutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use ron_core::{NxtRon, RonInline, hint};
+use ron_core::{NxtRonInline, RonInline, hint};
 use ron_testkit::conformance::mutual_exclusion;
 use ron_testkit::for_each_lock;
 
@@ -93,7 +93,7 @@ fn route_replaced_while_in_use() {
             }
         });
         mutual_exclusion::<RonInline<4>>(8, 1000);
-        mutual_exclusion::<NxtRon<3>>(8, 500);
+        mutual_exclusion::<NxtRonInline<3>>(8, 500);
         done.store(true, Ordering::Relaxed);
     });
     ron_core::route::clear();

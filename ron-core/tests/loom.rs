@@ -16,7 +16,10 @@ mod common;
 
 use common::{ModelLock, Shared};
 use loom::thread;
-use ron_core::{NxtRon, PlaceToken, Ron, RonInline, RonPlock, RonRaw, RonTicket};
+use ron_core::{
+    NxtRon, NxtRonInline, PlaceToken, Ron, RonInline, RonPlock, RonPlockInline, RonRaw, RonTicket,
+    RonTicketInline,
+};
 
 /// Preemption bound of the three-thread models.
 const PREEMPTIONS_3: usize = 1;
@@ -131,8 +134,11 @@ macro_rules! models {
 }
 
 models!(ron_alg1, Ron<1>, Ron<2>);
-models!(ron_plock, RonPlock<1>, RonPlock<2>);
-models!(nxt_ron, NxtRon<1>, NxtRon<2>);
-models!(ron_ticket, RonTicket<1>, RonTicket<2>);
+models!(ron_plock, RonPlockInline<1>, RonPlockInline<2>);
+models!(nxt_ron, NxtRonInline<1>, NxtRonInline<2>);
+models!(ron_ticket, RonTicketInline<1>, RonTicketInline<2>);
+models!(ron_plock_pooled, RonPlock, RonPlock);
+models!(nxt_ron_pooled, NxtRon, NxtRon);
+models!(ron_ticket_pooled, RonTicket, RonTicket);
 models!(ron_inline, RonInline<1>, RonInline<2>);
 models!(ron_raw, RonRaw, RonRaw);

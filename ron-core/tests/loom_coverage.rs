@@ -27,7 +27,10 @@ use common::Shared;
 use loom::sync::Arc;
 use loom::thread;
 use ron_core::sh_ron::ShTable;
-use ron_core::{NxtRon, PlaceToken, Ron, RonPlock, RonTicket, ShRon, coverage};
+use ron_core::{
+    NxtRon, NxtRonInline, PlaceToken, Ron, RonPlock, RonPlockInline, RonTicket, RonTicketInline,
+    ShRon, coverage,
+};
 
 /// Preemption bound of the two-thread models.
 const BOUND_2: usize = 2;
@@ -99,7 +102,15 @@ macro_rules! slotted {
         }
     )*};
 }
-slotted!(NxtRon<2>, RonPlock<2>, RonTicket<2>, Ron<2>);
+slotted!(
+    NxtRonInline<2>,
+    RonPlockInline<2>,
+    RonTicketInline<2>,
+    Ron<2>,
+    NxtRon,
+    RonPlock,
+    RonTicket
+);
 
 /// The holder takes the lock in `holder_slot`; two waiters arrive in
 /// `waiter_slots` and register while it holds; it hands over, then (if
@@ -251,8 +262,8 @@ macro_rules! plock_models {
     };
 }
 
-plock_models!(nxt_ron, NxtRon<2>, "nxt_ron.");
-plock_models!(ron_plock, RonPlock<2>, "ron_plock.");
+plock_models!(nxt_ron, NxtRonInline<2>, "nxt_ron.");
+plock_models!(ron_plock, RonPlockInline<2>, "ron_plock.");
 
 /// NxtRon only: an unlock that finds the bitmap empty frees at once.
 #[test]
@@ -262,8 +273,216 @@ fn nxt_ron_freed_no_mark() {
         BOUND_2,
         &["nxt_ron.", "slots."],
         &["nxt_ron.freed_no_mark", "nxt_ron.free_taken"],
-        racing_model::<NxtRon<2>>,
+        racing_model::<NxtRonInline<2>>,
     );
+}
+
+/// The pooled locks (`RonTicket`, `NxtRon`, `RonPlock`): the lock has no
+/// block; a waiter arrives while it is held, claims one and registers; the
+/// holder hands over to it and comes straight back, racing the waiter's
+/// handover and the return of the block by the waiter's last reference
+/// (the holder uses the block, finds it closed or detached, or claims one
+/// again). At the end every block is back in the pool and the lock holds
+/// none.
+mod pooled {
+    use super::*;
+
+    /// Preemption bound of the return races: the owner keeps its block
+    /// reference until its release, so an entry meets a return only if it
+    /// is preempted inside the release's few steps. The entry racing the
+    /// return (a closed block seen, a stale index, a block claimed again)
+    /// is required of `nxt_ron`, whose bitmap fast release leaves the
+    /// window open; the pool's code is one generic for every layout, and
+    /// the `RonTicket` and `RonPlock` models reach the claim, use and
+    /// return without that race.
+    const BOUND_POOL: usize = 3;
+
+    /// What the model needs beyond [`Slotted`].
+    trait Pooled: Slotted {
+        fn has_block(&self) -> bool;
+        fn blocks_in_use() -> usize;
+        /// Caps the lock type's pool (per execution under loom).
+        fn set_limit(n: usize);
+    }
+
+    impl Pooled for RonTicket {
+        fn has_block(&self) -> bool {
+            RonTicket::has_block(self)
+        }
+        fn blocks_in_use() -> usize {
+            ron_core::ron_ticket::global().in_use()
+        }
+        fn set_limit(n: usize) {
+            ron_core::ron_ticket::set_pool_limit(n);
+        }
+    }
+
+    macro_rules! plock_pooled {
+        ($($t:ty),*) => {$(
+            impl Pooled for $t {
+                fn has_block(&self) -> bool {
+                    <$t>::has_block(self)
+                }
+                fn blocks_in_use() -> usize {
+                    ron_core::ron_raw::pool::global().in_use()
+                }
+                fn set_limit(n: usize) {
+                    ron_core::ron_raw::set_pool_limit(n);
+                }
+            }
+        )*};
+    }
+    plock_pooled!(NxtRon, RonPlock);
+
+    fn model<L: Pooled>() {
+        let s = Shared::with(L::create());
+        let t = s.lock.lock_observed(0, || ());
+        let s2 = s.clone();
+        let h = thread::spawn(move || {
+            let t = s2.lock.lock_observed(1, || s2.register());
+            s2.bump_yielding();
+            // SAFETY: held.
+            unsafe { s2.lock.unlock(t) };
+        });
+        s.wait_for_waiters(1);
+        s.bump_yielding();
+        // SAFETY: held.
+        unsafe { s.lock.unlock(t) };
+        // Straight back: races the handover and the block's return.
+        let t = s.lock.lock_observed(0, || ());
+        if t.index().is_some() {
+            coverage::record("model.second_round_waited");
+        }
+        s.bump_yielding();
+        // SAFETY: held.
+        unsafe { s.lock.unlock(t) };
+        h.join().unwrap();
+        assert_eq!(s.total(), 3);
+        let t = s.lock.try_lock().expect("lock left held");
+        // SAFETY: just taken.
+        unsafe { s.lock.unlock(t) };
+        assert!(!s.lock.has_block(), "a block left attached to an idle lock");
+        assert_eq!(L::blocks_in_use(), 0, "a block not returned to the pool");
+    }
+
+    /// The pool is exhausted (limit 0): the waiter waits unregistered on
+    /// `in_use` and takes the lock when the holder, finding no block,
+    /// frees it.
+    fn exhausted<L: Pooled>() {
+        L::set_limit(0);
+        let s = Shared::with(L::create());
+        let t = s.lock.lock_observed(0, || ());
+        let s2 = s.clone();
+        let h = thread::spawn(move || {
+            let t = s2.lock.lock_observed(1, || s2.register());
+            s2.bump_yielding();
+            // SAFETY: held.
+            unsafe { s2.lock.unlock(t) };
+        });
+        s.wait_for_waiters(1);
+        s.bump_yielding();
+        // SAFETY: held.
+        unsafe { s.lock.unlock(t) };
+        h.join().unwrap();
+        assert_eq!(s.total(), 2);
+        assert!(!s.lock.has_block());
+        s.lock.try_lock().expect("lock left held");
+    }
+
+    #[test]
+    fn ron_ticket_exhausted() {
+        explore(
+            "pooled::ron_ticket_exhausted",
+            BOUND_2,
+            &["ron_ticket."],
+            &[
+                "ron_ticket.pool_exhausted",
+                "ron_ticket.unregistered",
+                "ron_ticket.unregistered_took",
+            ],
+            exhausted::<RonTicket>,
+        );
+    }
+
+    #[test]
+    fn nxt_ron_exhausted() {
+        explore(
+            "pooled::nxt_ron_exhausted",
+            BOUND_2,
+            &["nxt_ron.", "ron_raw.pool"],
+            &[
+                "ron_raw.pool_exhausted",
+                "nxt_ron.unregistered",
+                "nxt_ron.free_taken",
+            ],
+            exhausted::<NxtRon>,
+        );
+    }
+
+    #[test]
+    fn ron_ticket() {
+        explore(
+            "pooled::ron_ticket",
+            BOUND_POOL,
+            &["ron_ticket.", "model."],
+            &[
+                "ron_ticket.pool_claim",
+                "ron_ticket.pooled_ticket",
+                "ron_ticket.pool_use",
+                "ron_ticket.granted",
+                "ron_ticket.grant_taken",
+                "ron_ticket.pool_return",
+                "ron_ticket.freed_no_block",
+                "ron_ticket.release_kept_ref",
+                "model.second_round_waited",
+            ],
+            model::<RonTicket>,
+        );
+    }
+
+    #[test]
+    fn nxt_ron() {
+        explore(
+            "pooled::nxt_ron",
+            BOUND_POOL,
+            &["nxt_ron.", "ron_raw.pool", "model."],
+            &[
+                "ron_raw.pool_claim",
+                "nxt_ron.registered",
+                "ron_raw.pool_use",
+                "nxt_ron.granted",
+                "nxt_ron.grant_taken",
+                "ron_raw.pool_return",
+                "ron_raw.pool_reuse",
+                "ron_raw.pool_closed_seen",
+                "ron_raw.pool_stale",
+                "nxt_ron.freed_no_mark",
+                "nxt_ron.release_kept_ref",
+                "model.second_round_waited",
+            ],
+            model::<NxtRon>,
+        );
+    }
+
+    #[test]
+    fn ron_plock() {
+        explore(
+            "pooled::ron_plock",
+            BOUND_POOL,
+            &["ron_plock.", "ron_raw.pool", "model."],
+            &[
+                "ron_raw.pool_claim",
+                "ron_plock.registered",
+                "ron_raw.pool_use",
+                "ron_plock.granted",
+                "ron_plock.grant_taken",
+                "ron_raw.pool_return",
+                "ron_plock.release_kept_ref",
+                "model.second_round_waited",
+            ],
+            model::<RonPlock>,
+        );
+    }
 }
 
 /// `RonTicket` and `Ron`: the waiters arrive while the lock is held, so
@@ -280,7 +499,7 @@ mod fast_path {
             BOUND_3,
             &["ron_ticket.", "model."],
             &["ron_ticket.fast_saw_held", "model.second_round_waited"],
-            || handover_model::<RonTicket<2>>(0, [1, 1], true),
+            || handover_model::<RonTicketInline<2>>(0, [1, 1], true),
         );
     }
 
@@ -644,8 +863,8 @@ mod unwind_hands_on {
         )*};
     }
     unwind_lock!(
-        NxtRon<2, PanicRelax> => NxtRon::new(), |l: &Self, s| l.acquire_in_observed(s, || ());
-        RonPlock<2, PanicRelax> => RonPlock::new(), |l: &Self, s| l.acquire_in_observed(s, || ());
+        NxtRonInline<2, PanicRelax> => NxtRonInline::new(), |l: &Self, s| l.acquire_in_observed(s, || ());
+        RonPlockInline<2, PanicRelax> => RonPlockInline::new(), |l: &Self, s| l.acquire_in_observed(s, || ());
         ShRon<PanicRelax> => ShRon::new_in(Box::leak(Box::new(ShTable::new()))),
             |l: &Self, s| l.acquire_in(s)
     );
@@ -715,7 +934,7 @@ mod unwind_hands_on {
             1,
             &["plock.unwind", "nxt_ron.granted"],
             &["plock.unwind_took_grant", "plock.unwind_left"],
-            model::<NxtRon<2, PanicRelax>>,
+            model::<NxtRonInline<2, PanicRelax>>,
         );
     }
 
@@ -726,7 +945,7 @@ mod unwind_hands_on {
             1,
             &["plock.unwind", "ron_plock.granted"],
             &["plock.unwind_took_grant", "plock.unwind_left"],
-            model::<RonPlock<2, PanicRelax>>,
+            model::<RonPlockInline<2, PanicRelax>>,
         );
     }
 

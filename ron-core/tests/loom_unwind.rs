@@ -21,7 +21,7 @@ use common::{ModelLock, Shared};
 use loom::sync::atomic::AtomicBool;
 use loom::thread;
 use ron_core::relax::Relax;
-use ron_core::{NxtRon, PlaceToken, Ron, RonPlock, ShRon, coverage};
+use ron_core::{NxtRonInline, PlaceToken, Ron, RonPlockInline, ShRon, coverage};
 use std::sync::atomic::Ordering::SeqCst;
 
 loom::lazy_static! {
@@ -116,32 +116,32 @@ fn ron_two_slots() {
 #[test]
 fn ron_plock_one_slot() {
     reaches_both("plock.unwind_left", "plock.unwind_took_grant", || {
-        waiter_unwinds_races_unlock::<RonPlock<1, PanicRelax>>(0, 0, false);
-        waiter_unwinds_races_unlock::<RonPlock<1, PanicRelax>>(0, 0, true);
+        waiter_unwinds_races_unlock::<RonPlockInline<1, PanicRelax>>(0, 0, false);
+        waiter_unwinds_races_unlock::<RonPlockInline<1, PanicRelax>>(0, 0, true);
     });
 }
 
 #[test]
 fn ron_plock_two_slots() {
     reaches_both("plock.unwind_left", "plock.unwind_took_grant", || {
-        waiter_unwinds_races_unlock::<RonPlock<2, PanicRelax>>(0, 1, false);
-        waiter_unwinds_races_unlock::<RonPlock<2, PanicRelax>>(0, 1, true);
+        waiter_unwinds_races_unlock::<RonPlockInline<2, PanicRelax>>(0, 1, false);
+        waiter_unwinds_races_unlock::<RonPlockInline<2, PanicRelax>>(0, 1, true);
     });
 }
 
 #[test]
 fn nxt_ron_one_slot() {
     reaches_both("plock.unwind_left", "plock.unwind_took_grant", || {
-        waiter_unwinds_races_unlock::<NxtRon<1, PanicRelax>>(0, 0, false);
-        waiter_unwinds_races_unlock::<NxtRon<1, PanicRelax>>(0, 0, true);
+        waiter_unwinds_races_unlock::<NxtRonInline<1, PanicRelax>>(0, 0, false);
+        waiter_unwinds_races_unlock::<NxtRonInline<1, PanicRelax>>(0, 0, true);
     });
 }
 
 #[test]
 fn nxt_ron_two_slots() {
     reaches_both("plock.unwind_left", "plock.unwind_took_grant", || {
-        waiter_unwinds_races_unlock::<NxtRon<2, PanicRelax>>(0, 1, false);
-        waiter_unwinds_races_unlock::<NxtRon<2, PanicRelax>>(0, 1, true);
+        waiter_unwinds_races_unlock::<NxtRonInline<2, PanicRelax>>(0, 1, false);
+        waiter_unwinds_races_unlock::<NxtRonInline<2, PanicRelax>>(0, 1, true);
     });
 }
 

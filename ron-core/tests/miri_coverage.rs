@@ -17,7 +17,7 @@
 use std::cell::UnsafeCell;
 use std::sync::Mutex;
 
-use ron_core::{NxtRon, PlaceToken, RonPlock, ShRon, coverage};
+use ron_core::{NxtRonInline, PlaceToken, RonPlockInline, ShRon, coverage};
 
 const THREADS: usize = 4;
 const ROUNDS: usize = 6;
@@ -104,8 +104,8 @@ macro_rules! plock_workload {
     };
 }
 
-plock_workload!(nxt_ron, NxtRon<4>, "nxt_ron.");
-plock_workload!(ron_plock, RonPlock<4>, "ron_plock.");
+plock_workload!(nxt_ron, NxtRonInline<4>, "nxt_ron.");
+plock_workload!(ron_plock, RonPlockInline<4>, "ron_plock.");
 
 #[test]
 fn sh_ron() {

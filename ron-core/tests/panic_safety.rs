@@ -38,9 +38,10 @@ use lock_api::{Mutex, MutexGuard, RawMutex};
 use ron_core::coverage;
 use ron_core::relax::Relax;
 use ron_core::{
-    CBoMcs, Cna, Fsl, Mcs, NxtRon, Ron, RonInline, RonPark, RonPlock, RonRaw, RonTicket,
+    CBoMcs, Cna, Fsl, Mcs, NxtRonInline, Ron, RonInline, RonPark, RonPlockInline, RonRaw,
+    RonTicketInline,
 };
-use ron_core::{ShRon, Tas, Ticket, Ttas};
+use ron_core::{NxtRon, RonPlock, RonTicket, ShRon, Tas, Ticket, Ttas};
 use ron_testkit::{for_each_lock, if_lock};
 
 /// Acquisitions per thread in the exclusion check (Miri is ~10^4x slower).
@@ -387,9 +388,14 @@ unwinding_lock_tests! {
         left = None, took_grant = None;
     ron: Ron<4, TestRelax>, hint_in_unlock = true, with_waiter = true,
         left = Some("ron.unwind_left"), took_grant = Some("ron.unwind_took_grant");
-    ron_plock: RonPlock<4, TestRelax>, hint_in_unlock = true, with_waiter = true,
+    ron_plock_inline: RonPlockInline<4, TestRelax>, hint_in_unlock = true, with_waiter = true,
         left = Some("plock.unwind_left"), took_grant = Some("plock.unwind_took_grant");
-    nxt_ron: NxtRon<4, TestRelax>, hint_in_unlock = false, with_waiter = true,
+    nxt_ron_inline: NxtRonInline<4, TestRelax>, hint_in_unlock = false, with_waiter = true,
+        left = Some("plock.unwind_left"), took_grant = Some("plock.unwind_took_grant");
+    // Pooled: an unlock with no block frees at once, asking no hint.
+    ron_plock: RonPlock<TestRelax>, hint_in_unlock = false, with_waiter = true,
+        left = Some("plock.unwind_left"), took_grant = Some("plock.unwind_took_grant");
+    nxt_ron: NxtRon<TestRelax>, hint_in_unlock = false, with_waiter = true,
         left = Some("plock.unwind_left"), took_grant = Some("plock.unwind_took_grant");
     sh_ron: ShRon<TestRelax>, hint_in_unlock = false, with_waiter = true,
         left = Some("sh_ron.unwind_left"), took_grant = Some("sh_ron.unwind_took_grant");
@@ -499,8 +505,11 @@ fn unlock_never_asks_the_hint() {
 #[test]
 fn ron_ticket_unlock_hint_panics() {
     let _s = serial();
-    unlock_hint_panics(&Mutex::<RonTicket<4, TestRelax>, u64>::new(0), true);
-    unlock_hint_panics_with_waiter(&Mutex::<RonTicket<4, TestRelax>, u64>::new(0));
+    unlock_hint_panics(&Mutex::<RonTicketInline<4, TestRelax>, u64>::new(0), true);
+    unlock_hint_panics_with_waiter(&Mutex::<RonTicketInline<4, TestRelax>, u64>::new(0));
+    // Pooled: an unlock with no block frees at once, asking no hint.
+    unlock_hint_panics(&Mutex::<RonTicket<TestRelax>, u64>::new(0), false);
+    unlock_hint_panics_with_waiter(&Mutex::<RonTicket<TestRelax>, u64>::new(0));
 }
 
 // ----- aborting locks: a child process must die of SIGABRT
@@ -607,6 +616,8 @@ fn every_lock_is_covered() {
         "ron",
         "ron-plock",
         "nxt-ron",
+        "ron-plock-inline",
+        "nxt-ron-inline",
         "sh-ron",
         "ron-raw",
         "ron-inline",

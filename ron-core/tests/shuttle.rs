@@ -39,8 +39,8 @@ use std::time::Instant;
 
 use lock_api::RawMutex;
 use ron_core::{
-    CBoMcs, Cna, Fsl, Mcs, NxtRon, PlaceToken, Ron, RonInline, RonPark, RonPlock, RonRaw,
-    RonTicket, ShRon, Tas, Ticket, Ttas, coverage,
+    CBoMcs, Cna, Fsl, Mcs, NxtRon, NxtRonInline, PlaceToken, Ron, RonInline, RonPark, RonPlock,
+    RonPlockInline, RonRaw, RonTicket, RonTicketInline, ShRon, Tas, Ticket, Ttas, coverage,
 };
 use ron_testkit::for_each_lock;
 use shuttle::scheduler::{PctScheduler, RandomScheduler};
@@ -123,10 +123,13 @@ macro_rules! slotted {
 slotted!(
     RonRaw,
     RonInline<4>,
-    NxtRon<4>,
-    RonPlock<4>,
-    RonTicket<4>,
-    Ron<4>
+    NxtRonInline<4>,
+    RonPlockInline<4>,
+    RonTicketInline<4>,
+    Ron<4>,
+    NxtRon,
+    RonPlock,
+    RonTicket
 );
 
 /// Slotted, and its sleeps and wake-ups are the paths its lost wake-ups

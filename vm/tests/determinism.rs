@@ -160,7 +160,7 @@ fn skipped_looks_match_every_relax_policy() {
             both::<rc::Ttas<$p>>(&format!("ttas {p}"), $sleeps);
             both::<rc::Mcs<$p>>(&format!("mcs {p}"), $sleeps);
             both::<rc::Cna<16, true, $p>>(&format!("cna {p}"), $sleeps);
-            both::<rc::RonTicket<16, $p>>(&format!("ron-ticket {p}"), $sleeps);
+            both::<rc::RonTicketInline<16, $p>>(&format!("ron-ticket {p}"), $sleeps);
             both::<rc::ShRon<$p>>(&format!("sh-ron {p}"), false);
         )*};
     }

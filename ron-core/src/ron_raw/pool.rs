@@ -1,5 +1,8 @@
-//! The process-wide pool of slot blocks that `RonRaw` borrows from while it
-//! has registered waiters.
+//! The process-wide pools of slot blocks that the pooled RON locks borrow
+//! from while they have registered waiters: `RonRaw`, `NxtRon` and
+//! `RonPlock` share one pool of [`SlotTable`] blocks, `RonTicket` has its
+//! own of ticket slots (a [`Pool`] is generic over the block's slot layout,
+//! [`BlockSlots`]; the machinery below is the same for every layout).
 //!
 //! A [`Block`] is [`BLOCK_SLOTS`] route-ordered slots (the waiting rooms
 //! of one lock; it uses the first [`active_slots`]),
@@ -13,10 +16,14 @@
 //! still names it (else `-1` and look again). A waiter keeps its reference
 //! across its rounds until it gets the lock (or finds the block detached),
 //! a releaser for its scan; the user whose drop leaves only the lock's
-//! reference *returns* the block: it detaches it from the lock (CAS
-//! `i -> 0`) and drops the lock's reference, and a count of 0 means free.
-//! So the blocks in use follow the locks that have registered waiters at
-//! that moment.
+//! reference *returns* the block: it *closes* it (a CAS of the count
+//! `1 -> CLOSED`, which fails if a user entered meanwhile), detaches it
+//! from the lock (CAS `i -> 0`) and drops the lock's reference with the
+//! flag; a count of 0 means free. A user whose increment finds `CLOSED`
+//! set undoes it and looks again. So the blocks in use follow the locks
+//! that have registered waiters at that moment, and **a block is never
+//! detached while a user holds a reference** to it: every registered
+//! waiter sits in the block its lock names, where every releaser looks.
 //!
 //! An index, not a pointer, keeps `RonRaw` at 8 bytes (its lock word and
 //! the index). Mapping an index to its block is a slice index for the
@@ -43,29 +50,41 @@
 //! the claim, dropped only by whoever detached it), every user holds a
 //! reference from before its check until after its last access, and a claim
 //! needs a count of 0. A user whose check fails never touches the slots.
-//! Waiters registered in a block that was detached under them (it only
-//! happens when a user leaves while another enters) keep their reference
-//! until they leave, and poll the lock word as always: they lose only their
-//! route position.
+//! A user that passed its check holds the block attached: the close needs
+//! the count at exactly the lock's reference, and a user that increments
+//! after the close sees the flag (or, once the flag is dropped, a lock that
+//! no longer names the block) and fails its check. A returner delayed
+//! past its block's next claim may close a block of another lock whose
+//! count it finds at 1; its detach CAS then fails on its own lock's index
+//! and it reopens the block (count back to 1, the owner's reference): that
+//! block stays attached to its lock, idle, until its lock is next contended.
 //!
 //! ## What the orderings buy
-//! Route order, nothing else. Exclusion is the lock word's alone, and
-//! progress does not need the slots either (waiters poll the lock word,
-//! and a handover to a slot nobody waits in is taken over). The pool's
-//! accounting holds under any ordering: the reference count changes only
-//! by read-modify-writes, which every thread sees in one order, so a block
-//! is never claimed (`0 -> 2`) while anyone holds a reference; and blocks
-//! are type-stable atomics, so a stale index is never undefined
-//! behaviour. What the `SeqCst` of the count, the index and the claim buy
-//! is that a block's slot words are seen clean by its new users and that
-//! the last users' slot updates cannot land after a claim's cleaning: a
-//! weakened one could leave a stale count or doorbell in a fresh block
-//! (handovers to an empty slot, each taken over after `PATIENCE_NS`) or
-//! let a waiter register in a block just detached (it loses its route
-//! position). No test can tell: loom appends every store at the end of
-//! the modification order, and x86 compiles these read-modify-writes the
-//! same either way. `.ci/mutants` lists them as annotated survivors.
+//! For `RonRaw`, route order, nothing else. Exclusion is the lock word's
+//! alone, and progress does not need the slots either (waiters poll the
+//! lock word, and a handover to a slot nobody waits in is taken over).
+//! The pool's accounting holds under any ordering: the reference count
+//! changes only by read-modify-writes, which every thread sees in one
+//! order, so a block is never claimed (`0 -> 2`) while anyone holds a
+//! reference; and blocks are type-stable atomics, so a stale index is
+//! never undefined behaviour. What the `SeqCst` of the count, the index
+//! and the claim buy is that a block's slot words are seen clean by its
+//! new users and that the last users' slot updates cannot land after a
+//! claim's cleaning: a weakened one could leave a stale count or doorbell
+//! in a fresh block (handovers to an empty slot, each taken over after
+//! `PATIENCE_NS`) or let a waiter register in a block just detached (it
+//! loses its route position).
 //!
+//! For the grant locks (`RonTicket`, `NxtRon`, `RonPlock`) the same
+//! orderings are **progress**: a grant is never taken over, so a count (or
+//! an unserved ticket) left behind in a fresh block would have a releaser
+//! grant an empty slot and leave the lock handed to nobody. Exclusion
+//! still does not depend on them (a grant is set only by the holder, under
+//! a reference, and taken by one CAS). No test can tell a weakened one: loom
+//! appends every store at the end of the modification order, and x86
+//! compiles these read-modify-writes the same either way. `.ci/mutants`
+//! lists them as annotated survivors.
+
 //! ## Size and growth
 //! [`POOL_BLOCKS`] static blocks exist (about 2.2 KiB each, zero-initialised
 //! static memory: pages the process never touches cost nothing). With
@@ -161,11 +180,126 @@ const GROWS: bool = cfg!(all(feature = "std", not(loom), not(shuttle), not(ron_v
 /// Most blocks a pool hands out: block indices are `u32`, 0 meaning none.
 const MAX_INDEX: usize = u32::MAX as usize;
 
+/// The reference count's flag for a block being returned: set (in place
+/// of the lock's reference) by the returner's CAS `1 -> CLOSED`, cleared
+/// once the block is detached. A user whose increment finds it fails its
+/// check.
+const CLOSED: u32 = 1 << 31;
+
+pub(crate) mod sealed {
+    pub trait Sealed {}
+}
+
+/// The slots of a pooled block: what one lock keeps per slot while it has
+/// registered waiters. Implemented by [`SlotTable`] (`RonRaw`, `NxtRon`,
+/// `RonPlock`) and by `RonTicket`'s ticket slots; sealed.
+pub trait BlockSlots: Sized + Sync + sealed::Sealed + 'static {
+    /// A free block's slots.
+    #[cfg(not(loom))]
+    #[doc(hidden)]
+    #[allow(clippy::declare_interior_mutable_const)] // only to initialise blocks
+    const FREE: Self;
+    /// A free block's slots.
+    #[cfg(loom)]
+    #[doc(hidden)]
+    fn free() -> Self;
+    /// Readies the first `n` slots of a block just claimed (no other thread
+    /// touches them) for its new lock.
+    #[doc(hidden)]
+    fn clean_within(&self, n: usize);
+    /// The coverage counters of this layout's pool paths.
+    #[doc(hidden)]
+    const PATHS: &'static PoolPaths;
+}
+
+/// Names of a pool's paths for the coverage counters, per slot layout.
+#[doc(hidden)]
+pub struct PoolPaths {
+    claim: &'static str,
+    #[cfg_attr(not(any(loom, miri, shuttle, ron_coverage)), allow(dead_code))]
+    reuse: &'static str,
+    use_: &'static str,
+    stale: &'static str,
+    closed_seen: &'static str,
+    ret: &'static str,
+    reopened: &'static str,
+    publish_lost: &'static str,
+    exhausted: &'static str,
+    #[cfg_attr(any(loom, shuttle, ron_vm, not(feature = "std")), allow(dead_code))]
+    grow: &'static str,
+}
+
+impl PoolPaths {
+    /// The names under `prefix` (one literal per layout).
+    pub(crate) const fn named(names: [&'static str; 10]) -> PoolPaths {
+        let [
+            claim,
+            reuse,
+            use_,
+            stale,
+            closed_seen,
+            ret,
+            reopened,
+            publish_lost,
+            exhausted,
+            grow,
+        ] = names;
+        PoolPaths {
+            claim,
+            reuse,
+            use_,
+            stale,
+            closed_seen,
+            ret,
+            reopened,
+            publish_lost,
+            exhausted,
+            grow,
+        }
+    }
+}
+
+/// Counts `path` (compiled away unless the coverage counters are in).
+#[inline(always)]
+fn mark(path: &'static str) {
+    if crate::coverage::ENABLED {
+        crate::coverage::record(path);
+    }
+}
+
+impl sealed::Sealed for SlotTable<BLOCK_SLOTS> {}
+
+impl BlockSlots for SlotTable<BLOCK_SLOTS> {
+    #[cfg(not(loom))]
+    const FREE: Self = SlotTable::new();
+    #[cfg(loom)]
+    fn free() -> Self {
+        SlotTable::new()
+    }
+    fn clean_within(&self, n: usize) {
+        SlotTable::clean_within(self, n)
+    }
+    // The names predate the other users of this layout (`NxtRon`, `RonPlock`).
+    const PATHS: &'static PoolPaths = &PoolPaths::named([
+        "ron_raw.pool_claim",
+        "ron_raw.pool_reuse",
+        "ron_raw.pool_use",
+        "ron_raw.pool_stale",
+        "ron_raw.pool_closed_seen",
+        "ron_raw.pool_return",
+        "ron_raw.pool_reopened",
+        "ron_raw.pool_publish_lost",
+        "ron_raw.pool_exhausted",
+        "ron_raw.pool_grow",
+    ]);
+}
+
 /// One lock's waiting rooms while it is contended, its reference count and
-/// the lock's handover count.
-pub struct Block {
+/// the lock's handover count. `T` is the slot layout: `RonRaw`'s
+/// [`SlotTable`] unless named.
+pub struct Block<T: BlockSlots = SlotTable<BLOCK_SLOTS>> {
     head: CachePadded<Head>,
-    slots: SlotTable<BLOCK_SLOTS>,
+    slots: T,
     /// Whether the block was claimed before (counts reuse in the models).
     #[cfg(any(loom, miri, shuttle, ron_coverage))]
     claimed_before: core::sync::atomic::AtomicBool,
@@ -175,16 +309,44 @@ impl Block {
     crate::sync::const_fn_unless_loom! {
         /// A free block.
         pub fn new() -> Block {
-            Block {
-                head: CachePadded::new(Head {
-                    refs: AtomicU32::new(0),
-                    handovers: AtomicU32::new(0),
-                }),
-                slots: SlotTable::new(),
-                #[cfg(any(loom, miri, shuttle, ron_coverage))]
-                claimed_before: core::sync::atomic::AtomicBool::new(false),
-            }
+            Block::new_of()
         }
+    }
+}
+
+impl<T: BlockSlots> Block<T> {
+    /// A free block of layout `T`.
+    #[cfg(not(loom))]
+    pub(crate) const fn new_of() -> Block<T> {
+        Block {
+            head: CachePadded::new(Head {
+                refs: AtomicU32::new(0),
+                handovers: AtomicU32::new(0),
+            }),
+            slots: T::FREE,
+            #[cfg(any(miri, shuttle, ron_coverage))]
+            claimed_before: core::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// A free block of layout `T`.
+    #[cfg(loom)]
+    pub(crate) fn new_of() -> Block<T> {
+        Block {
+            head: CachePadded::new(Head {
+                refs: AtomicU32::new(0),
+                handovers: AtomicU32::new(0),
+            }),
+            slots: T::free(),
+            claimed_before: core::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// The block's slots (read without a reference only for a snapshot:
+    /// blocks are type-stable).
+    #[inline]
+    pub(crate) fn slots(&self) -> &T {
+        &self.slots
     }
 
     /// Current reference count: the waiters holding the block, plus a
@@ -192,9 +354,11 @@ impl Block {
     /// fairness pause's count of waiters).
     #[doc(hidden)]
     pub fn refs(&self) -> u32 {
-        self.head.refs.load(Ordering::Relaxed) // a snapshot by contract
+        self.head.refs.load(Ordering::Relaxed) & !CLOSED // a snapshot by contract
     }
+}
 
+impl Block {
     /// Slots with a registered waiter (a snapshot, for tests: 0 once every
     /// waiter is gone; a slot update that landed after a claim's cleaning
     /// would leave a count behind).
@@ -223,24 +387,21 @@ impl Default for Block {
 }
 
 /// A set of blocks that locks claim from. The process-wide one is
-/// [`global`]; loom models build their own.
-pub struct Pool<'a> {
-    blocks: &'a [Block],
+/// [`global`]; loom models build their own. `T` is the blocks' slot
+/// layout: `RonRaw`'s [`SlotTable`] unless named.
+pub struct Pool<'a, T: BlockSlots = SlotTable<BLOCK_SLOTS>> {
+    blocks: &'a [Block<T>],
     limit: AtomicUsize,
     /// Chunks of [`GROW_CHUNK`] blocks allocated (and leaked: blocks are
-    /// type-stable) once `blocks` ran out; only the global pool with `std`.
+    /// type-stable) once `blocks` ran out; only the global pools with `std`.
     #[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
-    chunks: Option<&'a [AtomicPtr<Block>; GROW_CHUNKS]>,
+    chunks: Option<&'a [AtomicPtr<Block<T>>; GROW_CHUNKS]>,
 }
 
-#[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
-#[allow(clippy::declare_interior_mutable_const)] // only to initialise the array
-const NO_CHUNK: AtomicPtr<Block> = AtomicPtr::new(core::ptr::null_mut());
-
-impl<'a> Pool<'a> {
+impl<'a, T: BlockSlots> Pool<'a, T> {
     /// A pool over `blocks`, all of them usable.
     #[cfg(not(loom))]
-    pub const fn new_in(blocks: &'a [Block]) -> Self {
+    pub const fn new_in(blocks: &'a [Block<T>]) -> Self {
         Pool {
             blocks,
             limit: AtomicUsize::new(usize::MAX),
@@ -251,10 +412,23 @@ impl<'a> Pool<'a> {
 
     /// A pool over `blocks`, all of them usable.
     #[cfg(loom)]
-    pub fn new_in(blocks: &'a [Block]) -> Self {
+    pub fn new_in(blocks: &'a [Block<T>]) -> Self {
         Pool {
             blocks,
             limit: AtomicUsize::new(usize::MAX),
+        }
+    }
+
+    /// A pool over `blocks` that grows by the chunks of `chunks` (the
+    /// process-wide pools).
+    #[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
+    pub(crate) const fn growing(
+        blocks: &'a [Block<T>],
+        chunks: &'a [AtomicPtr<Block<T>>; GROW_CHUNKS],
+    ) -> Self {
+        Pool {
+            chunks: Some(chunks),
+            ..Pool::new_in(blocks)
         }
     }
 
@@ -298,7 +472,7 @@ impl<'a> Pool<'a> {
     /// blocks, then of the grown chunks in order; `None` for 0 (no block)
     /// and for an index this pool does not hold.
     #[inline]
-    pub(crate) fn block(&self, index: u32) -> Option<&'a Block> {
+    pub(crate) fn block(&self, index: u32) -> Option<&'a Block<T>> {
         let i = (index as usize).checked_sub(1)?;
         match self.blocks.get(i) {
             Some(b) => Some(b),
@@ -307,38 +481,38 @@ impl<'a> Pool<'a> {
     }
 
     /// Block `j` of the grown chunks, if its chunk is published.
-    fn grown_block(&self, j: usize) -> Option<&'a Block> {
+    fn grown_block(&self, j: usize) -> Option<&'a Block<T>> {
         self.chunk(j / GROW_CHUNK)?.get(j % GROW_CHUNK)
     }
 
     /// The `k`th grown chunk, if it is published.
     #[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
-    fn chunk(&self, k: usize) -> Option<&'a [Block]> {
+    fn chunk(&self, k: usize) -> Option<&'a [Block<T>]> {
         // Acquire: the chunk's blocks were initialised before the Release
         // CAS that published it.
         // mutants: as for the publishing CAS in `grow`.
         let p = self.chunks?.get(k)?.load(Ordering::Acquire);
-        // SAFETY: a published chunk is a leaked `[Block; GROW_CHUNK]`,
+        // SAFETY: a published chunk is a leaked `[Block<T>; GROW_CHUNK]`,
         // never freed; null means not (yet) published.
         (!p.is_null()).then(|| unsafe { core::slice::from_raw_parts(p, GROW_CHUNK) })
     }
 
     /// Without `std` (or under the model checkers) the pool never grows.
     #[cfg(not(all(feature = "std", not(loom), not(shuttle), not(ron_vm))))]
-    fn chunk(&self, _k: usize) -> Option<&'a [Block]> {
+    fn chunk(&self, _k: usize) -> Option<&'a [Block<T>]> {
         None
     }
 
     /// The chunks allocated so far (published in order: the first
     /// unpublished one ends the list).
-    fn grown(&self) -> impl Iterator<Item = &'a [Block]> + '_ {
+    fn grown(&self) -> impl Iterator<Item = &'a [Block<T>]> + '_ {
         (0..GROW_CHUNKS).map_while(|k| self.chunk(k))
     }
 
     /// Claims a free block for the lock at address `key`, with count 2 (the
     /// lock's reference and the caller's), cleaned; returns it with its
     /// index. `None` when none is free.
-    fn claim(&self, key: usize) -> Option<(&'a Block, u32)> {
+    fn claim(&self, key: usize) -> Option<(&'a Block<T>, u32)> {
         let limit = self.limit();
         let n = limit.min(self.blocks.len());
         if let Some(b) = Self::claim_in(&self.blocks[..n], key, 0) {
@@ -369,7 +543,7 @@ impl<'a> Pool<'a> {
         {
             return Some(b);
         }
-        crate::coverage::hit!("ron_raw.pool_exhausted");
+        mark(T::PATHS.exhausted);
         None
     }
 
@@ -377,15 +551,15 @@ impl<'a> Pool<'a> {
     /// claimer just published); returns it with its position among the
     /// chunks; `None` once all [`GROW_CHUNKS`] exist.
     #[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
-    fn grow(&self) -> Option<(usize, &'a [Block])> {
+    fn grow(&self) -> Option<(usize, &'a [Block<T>])> {
         let chunks = self.chunks?;
         let k = chunks
             .iter()
             // Relaxed: a guess at the first empty place; the CAS below
             // decides, and a chunk found there comes with its Acquire.
             .position(|c| c.load(Ordering::Relaxed).is_null())?;
-        let new: std::boxed::Box<[Block]> = (0..GROW_CHUNK).map(|_| Block::new()).collect();
-        let p = std::boxed::Box::into_raw(new).cast::<Block>();
+        let new: std::boxed::Box<[Block<T>]> = (0..GROW_CHUNK).map(|_| Block::new_of()).collect();
+        let p = std::boxed::Box::into_raw(new).cast::<Block<T>>();
         // Release: publishes the initialised blocks to `chunk`'s Acquire;
         // Acquire on failure: the winner's chunk, used below.
         // mutants: publishes a chunk's initialised blocks (without the
@@ -400,7 +574,7 @@ impl<'a> Pool<'a> {
             Ordering::Acquire,
         ) {
             Ok(_) => {
-                crate::coverage::hit!("ron_raw.pool_grow");
+                mark(T::PATHS.grow);
                 // SAFETY: just published, leaked for good: `GROW_CHUNK` blocks.
                 Some((k, unsafe { core::slice::from_raw_parts(p, GROW_CHUNK) }))
             }
@@ -420,7 +594,7 @@ impl<'a> Pool<'a> {
 
     /// Without `std` (or under the model checkers) the pool never grows.
     #[cfg(not(all(feature = "std", not(loom), not(shuttle), not(ron_vm))))]
-    fn grow(&self) -> Option<(usize, &'a [Block])> {
+    fn grow(&self) -> Option<(usize, &'a [Block<T>])> {
         None
     }
 
@@ -428,7 +602,7 @@ impl<'a> Pool<'a> {
     /// `base + 1` on), probing at most 64 from a hash of `key` (exhaustion
     /// is a round of TTAS, not a scan of the pool); returns it with its
     /// index.
-    fn claim_in(blocks: &'a [Block], key: usize, base: usize) -> Option<(&'a Block, u32)> {
+    fn claim_in(blocks: &'a [Block<T>], key: usize, base: usize) -> Option<(&'a Block<T>, u32)> {
         let n = blocks.len();
         if n == 0 {
             return None;
@@ -447,18 +621,18 @@ impl<'a> Pool<'a> {
             // SeqCst (Acquire at least): the last user's drop (a Release
             // decrement) happens-before our cleaning below, so none of its
             // slot writes can land after it.
-            // mutants: route order only (module docs, "What the orderings buy").
+            // mutants: route order (RonRaw), progress (grant locks): module docs.
             if b.head
                 .refs
                 .compare_exchange(0, 2, Ordering::SeqCst, Ordering::Relaxed)
                 .is_ok()
             {
-                crate::coverage::hit!("ron_raw.pool_claim");
+                mark(T::PATHS.claim);
                 #[cfg(any(loom, miri, shuttle, ron_coverage))]
                 if b.claimed_before
                     .swap(true, core::sync::atomic::Ordering::Relaxed)
                 {
-                    crate::coverage::hit!("ron_raw.pool_reuse");
+                    mark(T::PATHS.reuse);
                 }
                 b.slots.clean_within(active_slots());
                 // `max_blocks` keeps every index within `u32`.
@@ -472,18 +646,17 @@ impl<'a> Pool<'a> {
 #[cfg(not(loom))]
 static BLOCKS: [Block; POOL_BLOCKS] = [const { Block::new() }; POOL_BLOCKS];
 #[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
-static CHUNKS: [AtomicPtr<Block>; GROW_CHUNKS] = [NO_CHUNK; GROW_CHUNKS];
+static CHUNKS: [AtomicPtr<Block>; GROW_CHUNKS] =
+    [const { AtomicPtr::new(core::ptr::null_mut()) }; GROW_CHUNKS];
 #[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
-static GLOBAL: Pool<'static> = Pool {
-    chunks: Some(&CHUNKS),
-    ..Pool::new_in(&BLOCKS)
-};
+static GLOBAL: Pool<'static> = Pool::growing(&BLOCKS, &CHUNKS);
 #[cfg(all(not(loom), not(all(feature = "std", not(shuttle), not(ron_vm)))))]
 static GLOBAL: Pool<'static> = Pool::new_in(&BLOCKS);
 
-/// The process-wide pool: [`POOL_BLOCKS`] static blocks, and with `std`
-/// up to [`GROW_CHUNKS`] chunks of [`GROW_CHUNK`] more, allocated as the
-/// static ones run out and never freed.
+/// The process-wide pool of `RonRaw`, `NxtRon` and `RonPlock` blocks:
+/// [`POOL_BLOCKS`] static blocks, and with `std` up to [`GROW_CHUNKS`]
+/// chunks of [`GROW_CHUNK`] more, allocated as the static ones run out and
+/// never freed.
 #[cfg(not(loom))]
 pub fn global() -> &'static Pool<'static> {
     &GLOBAL
@@ -502,34 +675,37 @@ pub fn global() -> &'static Pool<'static> {
 }
 
 /// Uses at most `n` of the process-wide pool's blocks ([`POOL_MAX_BLOCKS`]
-/// unless set; 0: no `RonRaw` registers any more, its waiters spin
-/// unregistered). Blocks beyond `n` that were allocated stay allocated.
+/// unless set; 0: no `RonRaw`, `NxtRon` or `RonPlock` registers any more,
+/// its waiters wait unregistered). Blocks beyond `n` that were allocated
+/// stay allocated. `RonTicket`'s pool has its own limit
+/// (`ron_ticket::set_pool_limit`).
 pub fn set_pool_limit(n: usize) {
     global().set_limit(n);
 }
 
 /// A reference to the block of one lock, held by a waiter across its
 /// rounds or by a releaser for its scan; dropping it may return the block.
-pub(crate) struct BlockRef<'a> {
-    block: &'a Block,
+pub(crate) struct BlockRef<'a, T: BlockSlots = SlotTable<BLOCK_SLOTS>> {
+    block: &'a Block<T>,
     /// The lock's block index.
     home: &'a AtomicU32,
     /// The index of `block` in its pool.
     index: u32,
 }
 
-impl core::ops::Deref for BlockRef<'_> {
-    type Target = SlotTable<BLOCK_SLOTS>;
-    fn deref(&self) -> &SlotTable<BLOCK_SLOTS> {
+impl<T: BlockSlots> core::ops::Deref for BlockRef<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
         &self.block.slots
     }
 }
 
-impl BlockRef<'_> {
-    /// Whether the lock still names this block.
+impl<T: BlockSlots> BlockRef<'_, T> {
+    /// Whether the lock still names this block (always, while this
+    /// reference is held: a held block is never detached; kept for the
+    /// callers that check).
     pub(crate) fn is_current(&self) -> bool {
-        // Relaxed: a hint; a block detached just after this check is still
-        // ours until we drop it, and only route order is at stake.
+        // Relaxed: a hint; only route order is at stake.
         self.home.load(Ordering::Relaxed) == self.index
     }
 
@@ -537,27 +713,69 @@ impl BlockRef<'_> {
     pub(crate) fn handovers(&self) -> &AtomicU32 {
         &self.block.head.handovers
     }
+
+    /// Keeps the reference without this value (a lock owner carrying it
+    /// across its critical section, to release with it): take it back with
+    /// [`adopt`].
+    pub(crate) fn keep(self) {
+        core::mem::forget(self);
+    }
 }
 
-impl Drop for BlockRef<'_> {
+/// Takes back a reference kept with [`BlockRef::keep`] to the block
+/// `home` names in `pool`.
+///
+/// # Safety
+/// The caller owns a kept reference to that block (so the lock still
+/// names it: a referenced block is never detached).
+pub(crate) unsafe fn adopt<'a, T: BlockSlots>(
+    home: &'a AtomicU32,
+    pool: &Pool<'a, T>,
+) -> Option<BlockRef<'a, T>> {
+    // Relaxed: the caller's own reference keeps `home` unchanged since it
+    // checked it (program order), so this load sees that value.
+    let index = home.load(Ordering::Relaxed);
+    let block = pool.block(index)?;
+    Some(BlockRef { block, home, index })
+}
+
+impl<T: BlockSlots> Drop for BlockRef<'_, T> {
     fn drop(&mut self) {
+        let refs = &self.block.head.refs;
         // SeqCst (Release at least): our slot writes happen-before a later
         // claim's cleaning.
-        // mutants: route order only (module docs, "What the orderings buy").
-        if self.block.head.refs.fetch_sub(1, Ordering::SeqCst) == 2 {
-            // Only the lock's reference is left, if it is still attached:
-            // return the block (whoever detaches it drops the lock's
-            // reference; at most one CAS succeeds).
-            // mutants: route order only (module docs, "What the orderings buy").
-            if self
-                .home
-                .compare_exchange(self.index, 0, Ordering::SeqCst, Ordering::Relaxed)
-                .is_ok()
-            {
-                crate::coverage::hit!("ron_raw.pool_return");
-                // mutants: route order only (module docs, "What the orderings buy").
-                self.block.head.refs.fetch_sub(1, Ordering::SeqCst); // as above
-            }
+        // mutants: route order (RonRaw), progress (grant locks): module docs.
+        if refs.fetch_sub(1, Ordering::SeqCst) != 2 {
+            return;
+        }
+        // Only the lock's reference is left, unless a user entered since:
+        // close the block (`1 -> CLOSED` fails if one did; of several
+        // returners at most one CAS succeeds).
+        // mutants: route order (RonRaw), progress (grant locks): module docs.
+        if refs
+            .compare_exchange(1, CLOSED, Ordering::SeqCst, Ordering::Relaxed)
+            .is_err()
+        {
+            return;
+        }
+        // mutants: route order (RonRaw), progress (grant locks): module docs.
+        if self
+            .home
+            .compare_exchange(self.index, 0, Ordering::SeqCst, Ordering::Relaxed)
+            .is_ok()
+        {
+            mark(T::PATHS.ret);
+            // Drops the lock's reference (the flag stood for it).
+            // mutants: route order (RonRaw), progress (grant locks): module docs.
+            refs.fetch_sub(CLOSED, Ordering::SeqCst); // as above
+        } else {
+            // Our lock no longer names the block: it was returned and
+            // claimed by another lock since our decrement, and we closed
+            // that lock's idle block. Reopen it (the flag back into its
+            // lock's reference).
+            mark(T::PATHS.reopened);
+            // mutants: route order (RonRaw), progress (grant locks): module docs.
+            refs.fetch_add(1u32.wrapping_sub(CLOSED), Ordering::SeqCst); // as above
         }
     }
 }
@@ -595,22 +813,22 @@ pub(crate) fn slot_empty(pool: &Pool<'_>, index: u32, t: usize) -> bool {
 }
 
 /// What a lock's block index gave.
-enum Found<'a> {
+enum Found<'a, T: BlockSlots> {
     /// No block (index 0).
     Nothing,
     /// A reference to the lock's block.
-    Block(BlockRef<'a>),
+    Block(BlockRef<'a, T>),
     /// An index the pool does not hold (the lock was used with another pool).
     Foreign,
 }
 
 /// A reference to the block `home` names in `pool`, if any (no claim).
-fn find<'a>(home: &'a AtomicU32, pool: &Pool<'a>) -> Found<'a> {
+fn find<'a, T: BlockSlots>(home: &'a AtomicU32, pool: &Pool<'a, T>) -> Found<'a, T> {
     loop {
         // SeqCst: ordered with the waiters' registration (SeqCst), so a
         // releaser that sees no block is ordered before their next look at
         // the lock word.
-        // mutants: route order only (module docs, "What the orderings buy").
+        // mutants: route order (RonRaw), progress (grant locks): module docs.
         let index = home.load(Ordering::SeqCst);
         if index == 0 {
             return Found::Nothing;
@@ -620,23 +838,34 @@ fn find<'a>(home: &'a AtomicU32, pool: &Pool<'a>) -> Found<'a> {
         };
         // SeqCst: the count and the re-check below must not be reordered
         // (a detach between them would go unnoticed).
-        // mutants: route order only (module docs, "What the orderings buy").
-        block.head.refs.fetch_add(1, Ordering::SeqCst);
-        // mutants: route order only (module docs, "What the orderings buy").
-        if home.load(Ordering::SeqCst) == index {
-            crate::coverage::hit!("ron_raw.pool_use");
+        // mutants: route order (RonRaw), progress (grant locks): module docs.
+        let before = block.head.refs.fetch_add(1, Ordering::SeqCst);
+        // mutants: route order (RonRaw), progress (grant locks): module docs.
+        if before & CLOSED == 0 && home.load(Ordering::SeqCst) == index {
+            mark(T::PATHS.use_);
             return Found::Block(BlockRef { block, home, index });
         }
-        // Detached meanwhile: whoever detached it dropped the lock's
-        // reference, so ours is a plain one.
-        crate::coverage::hit!("ron_raw.pool_stale");
-        // mutants: route order only (module docs, "What the orderings buy").
+        // Closed or detached meanwhile: ours is a plain count, which no
+        // close or claim waits for.
+        mark(if before & CLOSED != 0 {
+            T::PATHS.closed_seen
+        } else {
+            T::PATHS.stale
+        });
+        // mutants: route order (RonRaw), progress (grant locks): module docs.
         block.head.refs.fetch_sub(1, Ordering::SeqCst); // as for a drop
+        if before & CLOSED != 0 {
+            // Its returner detaches it next.
+            crate::sync::spin_loop();
+        }
     }
 }
 
 /// A reference to the block `home` names in `pool`, if any (no claim).
-pub(crate) fn current<'a>(home: &'a AtomicU32, pool: &Pool<'a>) -> Option<BlockRef<'a>> {
+pub(crate) fn current<'a, T: BlockSlots>(
+    home: &'a AtomicU32,
+    pool: &Pool<'a, T>,
+) -> Option<BlockRef<'a, T>> {
     match find(home, pool) {
         Found::Block(r) => Some(r),
         Found::Nothing | Found::Foreign => None,
@@ -644,7 +873,11 @@ pub(crate) fn current<'a>(home: &'a AtomicU32, pool: &Pool<'a>) -> Option<BlockR
 }
 
 /// A reference to `home`'s block, claiming one from `pool` when it has none.
-pub(crate) fn enter<'a>(home: &'a AtomicU32, pool: &Pool<'a>, key: usize) -> Option<BlockRef<'a>> {
+pub(crate) fn enter<'a, T: BlockSlots>(
+    home: &'a AtomicU32,
+    pool: &Pool<'a, T>,
+    key: usize,
+) -> Option<BlockRef<'a, T>> {
     loop {
         match find(home, pool) {
             Found::Block(r) => return Some(r),
@@ -655,13 +888,13 @@ pub(crate) fn enter<'a>(home: &'a AtomicU32, pool: &Pool<'a>, key: usize) -> Opt
         let (block, index) = pool.claim(key)?;
         // SeqCst (Release at least): publishes the cleaned block to the
         // users that load the index; on failure we only loop.
-        // mutants: route order only (module docs, "What the orderings buy").
+        // mutants: route order (RonRaw), progress (grant locks): module docs.
         match home.compare_exchange(0, index, Ordering::SeqCst, Ordering::SeqCst) {
             Ok(_) => return Some(BlockRef { block, home, index }),
             Err(_) => {
                 // Another waiter published first: give ours back, use theirs.
-                crate::coverage::hit!("ron_raw.pool_publish_lost");
-                // mutants: route order only (module docs, "What the orderings buy").
+                mark(T::PATHS.publish_lost);
+                // mutants: route order (RonRaw), progress (grant locks): module docs.
                 block.head.refs.fetch_sub(2, Ordering::SeqCst); // as for a drop
             }
         }

@@ -12,8 +12,8 @@ use loom::thread;
 use ron_core::relax::Relax;
 use ron_core::sh_ron::ShTable;
 use ron_core::{
-    CBoMcs, Cna, Fsl, Mcs, NxtRon, PlaceToken, Ron, RonInline, RonPark, RonPlock, RonRaw,
-    RonTicket, ShRon, Tas, Ticket, Ttas,
+    CBoMcs, Cna, Fsl, Mcs, NxtRon, NxtRonInline, PlaceToken, Ron, RonInline, RonPark, RonPlock,
+    RonPlockInline, RonRaw, RonTicket, RonTicketInline, ShRon, Tas, Ticket, Ttas,
 };
 
 /// A lock as the models drive it: acquisition waiting in a chosen slot,
@@ -60,9 +60,12 @@ macro_rules! model_lock {
 }
 
 model_lock!([const S: usize, R: Relax + 'static] Ron<S, R>, PlaceToken, Self::new(), |l, h| l.acquire_in(h));
-model_lock!([const S: usize, R: Relax + 'static] RonPlock<S, R>, PlaceToken, Self::new(), |l, h| l.acquire_in(h));
-model_lock!([const S: usize, R: Relax + 'static] NxtRon<S, R>, PlaceToken, Self::new(), |l, h| l.acquire_in(h));
-model_lock!([const S: usize, R: Relax + 'static] RonTicket<S, R>, PlaceToken, Self::new(), |l, h| l.acquire_in(h));
+model_lock!([const S: usize, R: Relax + 'static] RonPlockInline<S, R>, PlaceToken, Self::new(), |l, h| l.acquire_in(h));
+model_lock!([const S: usize, R: Relax + 'static] NxtRonInline<S, R>, PlaceToken, Self::new(), |l, h| l.acquire_in(h));
+model_lock!([const S: usize, R: Relax + 'static] RonTicketInline<S, R>, PlaceToken, Self::new(), |l, h| l.acquire_in(h));
+model_lock!([R: Relax + 'static] RonPlock<R>, PlaceToken, Self::new(), |l, h| l.acquire_in(h));
+model_lock!([R: Relax + 'static] NxtRon<R>, PlaceToken, Self::new(), |l, h| l.acquire_in(h));
+model_lock!([R: Relax + 'static] RonTicket<R>, PlaceToken, Self::new(), |l, h| l.acquire_in(h));
 model_lock!([const S: usize] RonInline<S>, PlaceToken, Self::new(), |l, h| l.acquire_in(h));
 model_lock!([const S: usize] RonPark<S>, PlaceToken, Self::new(), |l, h| l.acquire_in(h));
 model_lock!([] RonRaw, PlaceToken, Self::new(), |l, h| l.acquire_in(h));
