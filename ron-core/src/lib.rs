@@ -66,7 +66,7 @@
 //! |---|---|
 //! | [`RonRaw`] ([`RonMutex`]) | almost always: 8 bytes, so a lock per object is fine; one CAS to lock and a load and a store to unlock when uncontended; route-ordered handover among spinning waiters when contended; waiters on a shared CPU (or waiting over 1 ms) park on a futex |
 //! | [`RonPark`] (`std`) | waiters should sleep instead of spinning (services with many more threads than cores, CPU quotas) |
-//! | [`NxtRon`], [`RonTicket`] | you need a stated waiting bound with route order, and threads do not outnumber CPUs: 8 bytes, one slot per CPU from a process-wide pool while contended ([`NxtRonInline`], [`RonTicketInline`]: the slots in the lock) |
+//! | [`NxtRon`], [`RonTicket`] ([`NxtRonInline`], [`RonTicketInline`]) | you need a stated waiting bound with route order, and threads do not outnumber CPUs: 8 bytes, one slot per CPU from a process-wide pool while contended (the `Inline` forms keep `S` slots in the lock) |
 //! | [`ShRon`] | many locks, RON's per-CPU order, and memory matters: 8 bytes a lock, the waiters in one process-wide table |
 //! | [`RonInline`] | a few hot, always-contended locks (no pool indirection on the handover path, 2176 bytes each) |
 //! | [`RonRw`] ([`RonRwLock`]) | read-mostly data: reads spread over cache lines per CPU group once they are contended, writers take turns along the route |

@@ -17,9 +17,12 @@
 //!
 //! Under Miri (where `ron_core::coverage` counts) the test also asserts
 //! that the fast path, registration, handover, a handover taken by its
-//! slot, a takeover, a round restart, a release to `FREE` and the pool's
-//! claim, use and return of a block were each reached, and prints the
-//! counts.
+//! slot, a release to `FREE` and the pool's claim, use and return of a
+//! block were each reached (running the workload up to [`RUNS`] times), and
+//! prints the counts, with those of a takeover, a round restart and
+//! parking. Since waiters park when their CPU looks shared (under Miri a
+//! yield is slow), some seeds reach no takeover: the seeds that do still
+//! race the counter through it, and `loom_ron_raw` requires the path.
 #![cfg(not(loom))]
 
 use std::cell::UnsafeCell;
@@ -46,9 +49,60 @@ struct Counter {
 // end after every thread was joined.
 unsafe impl Sync for Counter {}
 
+/// The paths the workload must reach.
+const PATHS: [&str; 8] = [
+    "ron_raw.fast",
+    "ron_raw.register",
+    "ron_raw.handover",
+    "ron_raw.take_own",
+    "ron_raw.release_free",
+    "ron_raw.pool_claim",
+    "ron_raw.pool_use",
+    "ron_raw.pool_return",
+];
+
+/// Paths counted and printed but not required: under Miri's scheduler a
+/// yield is slow, so waiters often find their CPU shared and park instead
+/// of registering, and a takeover (a stale handover) or a new round of a
+/// registered wait is rare for some seeds. `loom_ron_raw` requires them
+/// (`takeover`, `round_restart`, `park_watcher_wakes_sleeper`).
+const REPORTED: [&str; 4] = [
+    "ron_raw.takeover",
+    "ron_raw.round_restart",
+    "ron_raw.park_sleep",
+    "ron_raw.park_wake",
+];
+
+/// Runs the workload until every path of [`PATHS`] was reached, at most
+/// this many times: whether a waiter registers (and so takes its own
+/// handover) or, its CPU looking shared, waits unregistered and parks
+/// depends on the schedule, so one seed's run may miss a path another
+/// reaches.
+const RUNS: usize = 4;
+
 #[test]
 fn every_ron_raw_path() {
     coverage::reset();
+    for run in 1..=RUNS {
+        workload();
+        let counts: Vec<_> = PATHS.iter().map(|&p| (p, coverage::count(p))).collect();
+        let other: Vec<_> = REPORTED.iter().map(|&p| (p, coverage::count(p))).collect();
+        eprintln!("miri_ron_raw, after run {run}: {counts:?}; not required: {other:?}");
+        if !coverage::ENABLED || counts.iter().all(|&(_, n)| n > 0) {
+            return;
+        }
+    }
+    for p in PATHS {
+        assert!(
+            coverage::count(p) > 0,
+            "path {p} never reached in {RUNS} runs"
+        );
+    }
+}
+
+/// Four threads on one lock, critical sections that yield, checked for
+/// exclusion and a lost update.
+fn workload() {
     let lock = RonRaw::new();
     let counter = Counter {
         value: UnsafeCell::new(0),
@@ -97,24 +151,4 @@ fn every_ron_raw_path() {
     // SAFETY: every thread was joined (scoped threads).
     assert_eq!(unsafe { *counter.value.get() }, (THREADS * ITERS) as u64);
     assert!(lock.try_acquire().is_some(), "lock left held");
-
-    let paths = [
-        "ron_raw.fast",
-        "ron_raw.register",
-        "ron_raw.handover",
-        "ron_raw.take_own",
-        "ron_raw.takeover",
-        "ron_raw.round_restart",
-        "ron_raw.release_free",
-        "ron_raw.pool_claim",
-        "ron_raw.pool_use",
-        "ron_raw.pool_return",
-    ];
-    let counts: Vec<_> = paths.iter().map(|&p| (p, coverage::count(p))).collect();
-    eprintln!("miri_ron_raw: {counts:?}");
-    if coverage::ENABLED {
-        for (p, n) in counts {
-            assert!(n > 0, "path {p} never reached");
-        }
-    }
 }
