@@ -22,9 +22,11 @@
 //!   are contended (`HOT_MAX` reads that found another reader inside,
 //!   with no write in between) it sets `BIAS`, and readers then count
 //!   themselves in their group's slot of the table instead of `rin`:
-//!   readers of different groups write different cache lines. A writer
-//!   clears `BIAS` in the same CAS that sets `PRES` and waits for the
-//!   lock's table slots to empty (BRAVO's revocation).
+//!   readers of different groups write different cache lines. A lock has
+//!   one slot per reader group in use when it was first biased (at most
+//!   32; see [`crate::reader_table`]). A writer clears `BIAS` in the same
+//!   CAS that sets `PRES` and waits for the lock's table slots to empty
+//!   (BRAVO's revocation).
 //!
 //! A reader's guard says where it was counted (a table slot index, or the
 //! central counter), so its unlock decrements what it incremented, whatever
@@ -39,7 +41,7 @@
 //!
 //! | state | who may enter |
 //! |---|---|
-//! | `!PRES`, `rin == rout`, no table reader | anyone: one CAS for a writer, one `fetch_add` (or one slot CAS when biased) for a reader |
+//! | `!PRES`, `rin == rout`, no table reader | anyone: one CAS for a writer, one `fetch_add` (on the word, or on the reader's slot when biased) for a reader |
 //! | `!PRES`, readers in | readers; a writer sets `PRES` and drains |
 //! | `PRES`, `rout != rin` at its CAS, or table slots occupied | nobody new: the writer waits for the readers counted before it; arriving readers count in and wait for the phase to end |
 //! | `PRES`, drained | the writer (exclusive) |
@@ -57,7 +59,8 @@
 //! central read.
 //!
 //! ## The publication race (table readers against a revoking writer)
-//! A table reader: slot CAS; `fence(SeqCst)`; load `state`, and it is in
+//! A table reader: slot RMW (`fetch_add`, or the CAS that claims an idle
+//! slot); `fence(SeqCst)`; load `state`, and it is in
 //! only if `BIAS` is set and `PRES` clear (else it takes its count back).
 //! A writer: CAS `state` (sets `PRES`, clears `BIAS`); `fence(SeqCst)`;
 //! load the slots. The fences are totally ordered: if the reader's comes
@@ -78,9 +81,12 @@
 //! reader that migrates leaves the slot it entered. A wrong or out-of-range
 //! hint picks some slot of the lock (modulo), which the writer scans
 //! anyway. Threads may outnumber CPUs: waiting is the default relax policy
-//! ([`DefaultRelax`]). The hint provider runs before a reader publishes
-//! anything; `RonRaw` unwinds cleanly when it panics in the writers'
-//! queue, and nothing else calls user code.
+//! ([`DefaultRelax`]), except that with `std` a thread whose last wait
+//! found its CPU shared yields from its first look (timing each yield, and
+//! back to the policy after a quick one), so that it does not spin away
+//! the CPU of the reader or writer it waits for. The hint provider runs
+//! before a reader publishes anything; `RonRaw` unwinds cleanly when it
+//! panics in the writers' queue, and nothing else calls user code.
 //!
 //! ## lock_api 0.4
 //! With the `lock_api_04` feature `RonRw` implements 0.4's `RawRwLock`,
@@ -149,9 +155,14 @@ crate::raw_impl::impl_default_debug!(impl [] for RonRw, debug "RonRw" {});
 
 /// What to do while waiting: relax, and give up once `expired()` says so.
 /// The relax policy is built at the first wait (nothing on a path that
-/// does not wait).
+/// does not wait). With `std`, a thread whose last wait found its CPU
+/// shared yields from its first look (see [`cpu_hint`]).
 struct Wait<F: Fn() -> bool> {
     relax: Option<DefaultRelax>,
+    /// Yielding (timed) instead of relaxing: set at the first look when
+    /// the thread's last wait found its CPU shared, cleared by a quick
+    /// yield.
+    yielding: bool,
     expired: F,
 }
 
@@ -160,6 +171,7 @@ impl<F: Fn() -> bool> Wait<F> {
     fn new(expired: F) -> Self {
         Wait {
             relax: None,
+            yielding: false,
             expired,
         }
     }
@@ -170,7 +182,96 @@ impl<F: Fn() -> bool> Wait<F> {
         if (self.expired)() {
             return false;
         }
-        self.relax.get_or_insert_with(DefaultRelax::default).relax();
+        if self.relax.is_none() {
+            self.yielding = cpu_hint::looked_shared();
+        }
+        let relax = self.relax.get_or_insert_with(DefaultRelax::default);
+        if self.yielding {
+            self.yielding = !cpu_hint::yield_was_quick();
+        } else {
+            relax.relax();
+        }
+        true
+    }
+}
+
+impl<F: Fn() -> bool> Drop for Wait<F> {
+    fn drop(&mut self) {
+        if let Some(relax) = &self.relax {
+            cpu_hint::note(self.yielding || cpu_hint::relax_looked_shared(relax));
+        }
+    }
+}
+
+/// Whether this thread's CPU looked shared in its last `RonRw` wait.
+///
+/// With more threads than CPUs, a waiter that spins takes the CPU from the
+/// thread it waits for (a reader that must count out, the writer of the
+/// phase), and [`DefaultRelax`] spins 128 looks at the start of every wait
+/// before it asks the scheduler. A `RonRw` waiter asks once per wait
+/// instead: if its last wait ended with the CPU looking shared, it yields
+/// from the first look, timing each yield, and goes back to the relax
+/// policy after a quick one (nobody else was runnable). Without `std`
+/// (and under loom and shuttle) there is no scheduler to ask.
+#[cfg(all(feature = "std", not(loom), not(shuttle)))]
+mod cpu_hint {
+    use crate::relax::{DefaultRelax, FAST_YIELD_NS};
+
+    crate::sync::thread_local! {
+        static SHARED: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
+    }
+
+    #[cfg(not(ron_vm))]
+    fn with<R>(f: impl FnOnce(&core::cell::Cell<bool>) -> R) -> Option<R> {
+        // During thread teardown the hint is gone: no hint (never a panic
+        // while the caller is counted in or holds `PRES`).
+        SHARED.try_with(f).ok()
+    }
+
+    #[cfg(ron_vm)]
+    fn with<R>(f: impl FnOnce(&core::cell::Cell<bool>) -> R) -> Option<R> {
+        Some(SHARED.with(f))
+    }
+
+    pub(super) fn looked_shared() -> bool {
+        with(|c| c.get()).unwrap_or(false)
+    }
+
+    pub(super) fn note(shared: bool) {
+        let _ = with(|c| c.set(shared));
+    }
+
+    pub(super) fn relax_looked_shared(relax: &DefaultRelax) -> bool {
+        relax.looks_shared()
+    }
+
+    /// One `sched_yield`; whether it came back within [`FAST_YIELD_NS`].
+    pub(super) fn yield_was_quick() -> bool {
+        let t = crate::sync::Instant::now();
+        crate::sync::yield_now();
+        crate::sync::Instant::now()
+            .saturating_duration_since(t)
+            .as_nanos()
+            < u128::from(FAST_YIELD_NS)
+    }
+}
+
+/// Without a scheduler to ask, a CPU never looks shared.
+#[cfg(not(all(feature = "std", not(loom), not(shuttle))))]
+mod cpu_hint {
+    use crate::relax::DefaultRelax;
+
+    pub(super) fn looked_shared() -> bool {
+        false
+    }
+
+    pub(super) fn note(_: bool) {}
+
+    pub(super) fn relax_looked_shared(_: &DefaultRelax) -> bool {
+        false
+    }
+
+    pub(super) fn yield_was_quick() -> bool {
         true
     }
 }
@@ -303,7 +404,7 @@ impl RonRw {
             return Some(ReadToken(i as u32));
         }
         crate::coverage::hit!("ron_rw.read_table_backoff");
-        table.leave(i, id);
+        table.leave(i);
         None
     }
 
@@ -473,12 +574,7 @@ impl RonRw {
     #[inline]
     pub unsafe fn unread(&self, token: ReadToken) {
         match token.slot() {
-            Some(i) => {
-                // Relaxed: the id is fixed once the lock was biased, which
-                // happened before this reader's table entry.
-                let id = self.id.load(Ordering::Relaxed);
-                reader_table::global().leave(i, id);
-            }
+            Some(i) => reader_table::global().leave(i),
             None => {
                 // Release: our reads happen before the writer's Acquire
                 // load that sees `rout` reach its snapshot.
@@ -492,6 +588,44 @@ impl RonRw {
     /// Acquires exclusive access.
     #[inline]
     pub fn write(&self) {
+        // Acquire: as in `write_fast_until` (an upgradable holder's count
+        // seen here comes with its hold on the writers' queue).
+        let s = self.state.load(Ordering::Acquire);
+        // Inline only the uncontended case: no writer phase, no queued
+        // writer, one CAS, and no reader (central or table) to wait for.
+        // Acquire (CAS and `rout`): pairs with the last writer's Release
+        // unlock and the readers' Release counts out.
+        if s & (PRES | BIAS) == 0
+            && !self.writers.is_held()
+            && self
+                .state
+                .compare_exchange(s, with_writer(s), Ordering::Acquire, Ordering::Relaxed)
+                .is_ok()
+        {
+            crate::coverage::hit!("ron_rw.write_fast");
+            if self.rout.load(Ordering::Acquire) != rin(s) {
+                self.drain_after_fast(s);
+            }
+            return;
+        }
+        self.write_contended();
+    }
+
+    /// The rest of an uncontended write whose CAS found central readers
+    /// in: wait for them (untimed: cannot give up).
+    #[cold]
+    #[inline(never)]
+    fn drain_after_fast(&self, s: u64) {
+        let drained = self.drain(s, never);
+        debug_assert!(drained, "an untimed drain gave up");
+    }
+
+    /// Exclusive access when [`write`](Self::write)'s inline path does
+    /// not apply: the one-CAS path with a table to revoke, else the
+    /// writers' queue.
+    #[cold]
+    #[inline(never)]
+    fn write_contended(&self) {
         if !self.write_fast() {
             let token = self.writers.acquire();
             let _ = self.write_queued(token, never);
