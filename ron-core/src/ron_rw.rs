@@ -81,12 +81,9 @@
 //! reader that migrates leaves the slot it entered. A wrong or out-of-range
 //! hint picks some slot of the lock (modulo), which the writer scans
 //! anyway. Threads may outnumber CPUs: waiting is the default relax policy
-//! ([`DefaultRelax`]), except that with `std` a thread whose last wait
-//! found its CPU shared yields from its first look (timing each yield, and
-//! back to the policy after a quick one), so that it does not spin away
-//! the CPU of the reader or writer it waits for. The hint provider runs
-//! before a reader publishes anything; `RonRaw` unwinds cleanly when it
-//! panics in the writers' queue, and nothing else calls user code.
+//! ([`DefaultRelax`]). The hint provider runs before a reader publishes
+//! anything; `RonRaw` unwinds cleanly when it panics in the writers'
+//! queue, and nothing else calls user code.
 //!
 //! ## lock_api 0.4
 //! With the `lock_api_04` feature `RonRw` implements 0.4's `RawRwLock`,
@@ -155,14 +152,9 @@ crate::raw_impl::impl_default_debug!(impl [] for RonRw, debug "RonRw" {});
 
 /// What to do while waiting: relax, and give up once `expired()` says so.
 /// The relax policy is built at the first wait (nothing on a path that
-/// does not wait). With `std`, a thread whose last wait found its CPU
-/// shared yields from its first look (see [`cpu_hint`]).
+/// does not wait).
 struct Wait<F: Fn() -> bool> {
     relax: Option<DefaultRelax>,
-    /// Yielding (timed) instead of relaxing: set at the first look when
-    /// the thread's last wait found its CPU shared, cleared by a quick
-    /// yield.
-    yielding: bool,
     expired: F,
 }
 
@@ -171,7 +163,6 @@ impl<F: Fn() -> bool> Wait<F> {
     fn new(expired: F) -> Self {
         Wait {
             relax: None,
-            yielding: false,
             expired,
         }
     }
@@ -182,96 +173,7 @@ impl<F: Fn() -> bool> Wait<F> {
         if (self.expired)() {
             return false;
         }
-        if self.relax.is_none() {
-            self.yielding = cpu_hint::looked_shared();
-        }
-        let relax = self.relax.get_or_insert_with(DefaultRelax::default);
-        if self.yielding {
-            self.yielding = !cpu_hint::yield_was_quick();
-        } else {
-            relax.relax();
-        }
-        true
-    }
-}
-
-impl<F: Fn() -> bool> Drop for Wait<F> {
-    fn drop(&mut self) {
-        if let Some(relax) = &self.relax {
-            cpu_hint::note(self.yielding || cpu_hint::relax_looked_shared(relax));
-        }
-    }
-}
-
-/// Whether this thread's CPU looked shared in its last `RonRw` wait.
-///
-/// With more threads than CPUs, a waiter that spins takes the CPU from the
-/// thread it waits for (a reader that must count out, the writer of the
-/// phase), and [`DefaultRelax`] spins 128 looks at the start of every wait
-/// before it asks the scheduler. A `RonRw` waiter asks once per wait
-/// instead: if its last wait ended with the CPU looking shared, it yields
-/// from the first look, timing each yield, and goes back to the relax
-/// policy after a quick one (nobody else was runnable). Without `std`
-/// (and under loom and shuttle) there is no scheduler to ask.
-#[cfg(all(feature = "std", not(loom), not(shuttle)))]
-mod cpu_hint {
-    use crate::relax::{DefaultRelax, FAST_YIELD_NS};
-
-    crate::sync::thread_local! {
-        static SHARED: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
-    }
-
-    #[cfg(not(ron_vm))]
-    fn with<R>(f: impl FnOnce(&core::cell::Cell<bool>) -> R) -> Option<R> {
-        // During thread teardown the hint is gone: no hint (never a panic
-        // while the caller is counted in or holds `PRES`).
-        SHARED.try_with(f).ok()
-    }
-
-    #[cfg(ron_vm)]
-    fn with<R>(f: impl FnOnce(&core::cell::Cell<bool>) -> R) -> Option<R> {
-        Some(SHARED.with(f))
-    }
-
-    pub(super) fn looked_shared() -> bool {
-        with(|c| c.get()).unwrap_or(false)
-    }
-
-    pub(super) fn note(shared: bool) {
-        let _ = with(|c| c.set(shared));
-    }
-
-    pub(super) fn relax_looked_shared(relax: &DefaultRelax) -> bool {
-        relax.looks_shared()
-    }
-
-    /// One `sched_yield`; whether it came back within [`FAST_YIELD_NS`].
-    pub(super) fn yield_was_quick() -> bool {
-        let t = crate::sync::Instant::now();
-        crate::sync::yield_now();
-        crate::sync::Instant::now()
-            .saturating_duration_since(t)
-            .as_nanos()
-            < u128::from(FAST_YIELD_NS)
-    }
-}
-
-/// Without a scheduler to ask, a CPU never looks shared.
-#[cfg(not(all(feature = "std", not(loom), not(shuttle))))]
-mod cpu_hint {
-    use crate::relax::DefaultRelax;
-
-    pub(super) fn looked_shared() -> bool {
-        false
-    }
-
-    pub(super) fn note(_: bool) {}
-
-    pub(super) fn relax_looked_shared(_: &DefaultRelax) -> bool {
-        false
-    }
-
-    pub(super) fn yield_was_quick() -> bool {
+        self.relax.get_or_insert_with(DefaultRelax::default).relax();
         true
     }
 }
@@ -590,11 +492,18 @@ impl RonRw {
     pub fn write(&self) {
         // Acquire: as in `write_fast_until` (an upgradable holder's count
         // seen here comes with its hold on the writers' queue).
+        // mutants: loom's upgrade model stops at its execution cap before
+        // it reaches the weakly ordered queue look this prevents; the check
+        // is the Miri workload (`tests/miri_rw.rs`, 16 seeds), which hung
+        // with this load Relaxed in `write_fast_until`.
         let s = self.state.load(Ordering::Acquire);
         // Inline only the uncontended case: no writer phase, no queued
         // writer, one CAS, and no reader (central or table) to wait for.
         // Acquire (CAS and `rout`): pairs with the last writer's Release
         // unlock and the readers' Release counts out.
+        // mutants: the CAS's Acquire is redundant with the load's above
+        // unless the word went from `s` and back between them (two whole
+        // writer phases and no reader: three writers, the models have two).
         if s & (PRES | BIAS) == 0
             && !self.writers.is_held()
             && self
