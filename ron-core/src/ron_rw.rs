@@ -493,9 +493,9 @@ impl RonRw {
         // Acquire: as in `write_fast_until` (an upgradable holder's count
         // seen here comes with its hold on the writers' queue).
         // mutants: loom's upgrade model stops at its execution cap before
-        // it reaches the weakly ordered queue look this prevents; the check
-        // is the Miri workload (`tests/miri_rw.rs`, 16 seeds), which hung
-        // with this load Relaxed in `write_fast_until`.
+        // it reaches the weakly ordered queue look this prevents; the Miri
+        // workload kills it (`.ci/mutants -m miri_rw --seeds 16`: fails in
+        // `miri_rw::unbiased`).
         let s = self.state.load(Ordering::Acquire);
         // Inline only the uncontended case: no writer phase, no queued
         // writer, one CAS, and no reader (central or table) to wait for.
