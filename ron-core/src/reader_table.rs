@@ -11,18 +11,29 @@
 //!
 //! * [`TABLE_SLOTS`] slots of 128 bytes (128 KiB of zeroed static memory,
 //!   pages the process never touches cost nothing).
-//! * A slot is one `u64`: the owning lock's id in the high half, a reader
-//!   count in the low half; `0` is free. A reader claims a free slot or
-//!   joins one tagged with its lock's id (one CAS); a slot tagged by
-//!   another lock is a collision and the reader takes the lock's central
-//!   counter instead. The last reader out frees the slot.
-//! * The slots of lock `id` are [`LOCK_SLOTS`] consecutive ones from a hash
-//!   of `id`; a reader of group `g` uses number `g % LOCK_SLOTS`, and a
-//!   writer that revokes the bias checks all [`LOCK_SLOTS`] of them.
+//! * A slot is one `u64`: the lock id that last claimed it in the high
+//!   half, a reader count in the low half; `0` is a slot never used. A
+//!   reader of the lock whose id the slot carries joins it with one
+//!   `fetch_add` and leaves with one `fetch_sub`; the slot keeps its id
+//!   when its count drops to zero (idle), so the next reader of that lock
+//!   pays one RMW too. A reader finding a slot with another lock's id
+//!   claims it with a CAS if that slot is idle; a slot busy with another
+//!   lock's readers is a collision and the reader takes the lock's central
+//!   counter instead. A reader whose `fetch_add` raced with a claim (the
+//!   result carries another id) takes its count back at once; the other
+//!   lock's writer may see that count for that moment and wait for it.
+//! * A lock's id also fixes its number of slots, [`slots_of`]`(id)`: one
+//!   per reader group in use when the lock was first biased (installed
+//!   groups, else the installed route's CPUs, else [`LOCK_SLOTS`]),
+//!   rounded up to a power of two, at most [`LOCK_SLOTS`]. The slots of
+//!   lock `id` are that many consecutive ones from a hash of `id`; a
+//!   reader of group `g` uses number `g % slots_of(id)` (any `g`, so a
+//!   wrong hint is safe), and a writer that revokes the bias checks all of
+//!   them: on a 2-CPU machine a revocation loads 2 lines, not 32.
 //! * Ids are handed out once per lock (the first time it is biased) and
 //!   never reused: a slot left counted by a forgotten read guard keeps
 //!   only its own lock read-locked, as a forgotten guard must. After
-//!   `u32::MAX - 1` ids the table is closed and new locks stay unbiased.
+//!   2^29 - 1 ids the table is closed and new locks stay unbiased.
 
 use crossbeam_utils::CachePadded;
 
@@ -65,53 +76,58 @@ impl ReaderTable {
     pub(crate) fn index(id: u32, group: usize) -> usize {
         // Fibonacci hashing spreads consecutive ids over the table.
         let base = (id as usize).wrapping_mul(0x9E37_79B9) % TABLE_SLOTS;
-        (base + group % LOCK_SLOTS) % TABLE_SLOTS
+        (base + (group & (slots_of(id) - 1))) % TABLE_SLOTS
     }
 
     /// Counts a reader of lock `id` in slot `i`; `false` (and nothing
-    /// changed) if the slot belongs to another lock or its count is full.
+    /// left changed) if the slot is busy with another lock's readers or
+    /// its count is implausibly high (forgotten guards).
     #[inline]
     pub(crate) fn enter(&self, i: usize, id: u32) -> bool {
         let slot = &self.slots[i % TABLE_SLOTS];
         let tag = (id as u64) << 32;
-        // Relaxed: a first guess for the CAS, which decides.
-        let mut v = slot.load(Ordering::Relaxed);
-        loop {
-            let new = if v == 0 {
-                tag | 1
-            } else if v & !COUNT_MASK == tag && v & COUNT_MASK < COUNT_MASK {
-                v + 1
-            } else {
-                return false;
-            };
-            // Relaxed: the reader's ordering against writers comes from
-            // the SeqCst fence it runs next (the publication race,
-            // `ron_rw.rs`), and its data from the lock word's Acquire.
-            match slot.compare_exchange_weak(v, new, Ordering::Relaxed, Ordering::Relaxed) {
-                Ok(_) => return true,
-                Err(cur) => v = cur,
+        // Relaxed: steers between join and claim; the RMWs decide.
+        let v = slot.load(Ordering::Relaxed);
+        if v & !COUNT_MASK == tag {
+            // Relaxed (both RMWs): the reader's ordering against writers
+            // comes from the SeqCst fence it runs next (the publication
+            // race, `ron_rw.rs`), and its data from the lock word's Acquire.
+            let old = slot.fetch_add(1, Ordering::Relaxed);
+            if old & !COUNT_MASK == tag && old & COUNT_MASK < COUNT_LIMIT {
+                crate::coverage::hit!("reader_table.join");
+                return true;
             }
+            crate::coverage::hit!("reader_table.join_raced");
+            // Claimed by another lock since our look (or full): take the
+            // count back (it never made this lock's reader visible).
+            slot.fetch_sub(1, Ordering::Relaxed);
+            return false;
         }
+        if v & COUNT_MASK != 0 {
+            crate::coverage::hit!("reader_table.busy");
+            return false; // busy with another lock's readers
+        }
+        // Relaxed: as above; an idle slot (count 0) of any lock is ours to
+        // take, and the CAS fails if anyone counted in meanwhile.
+        let claimed = slot
+            .compare_exchange(v, tag | 1, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok();
+        if claimed {
+            crate::coverage::hit!("reader_table.claim");
+        }
+        claimed
     }
 
     /// Takes back a reader that [`enter`](Self::enter) counted in slot `i`
-    /// for lock `id`; the last one frees the slot.
+    /// (the slot keeps its lock's id).
     #[inline]
-    pub(crate) fn leave(&self, i: usize, id: u32) {
+    pub(crate) fn leave(&self, i: usize) {
         let slot = &self.slots[i % TABLE_SLOTS];
-        let tag = (id as u64) << 32;
-        // Relaxed: a first guess for the CAS.
-        let mut v = slot.load(Ordering::Relaxed);
-        loop {
-            debug_assert!(v & !COUNT_MASK == tag && v & COUNT_MASK > 0);
-            let new = if v == tag | 1 { 0 } else { v - 1 };
-            // Release: the reader's critical section happens before a
-            // writer's Acquire load that sees the count drop.
-            match slot.compare_exchange_weak(v, new, Ordering::Release, Ordering::Relaxed) {
-                Ok(_) => return,
-                Err(cur) => v = cur,
-            }
-        }
+        // Release: the reader's critical section happens before a writer's
+        // Acquire load that sees the count drop (every other change of the
+        // slot is an RMW, so the release sequence reaches that load).
+        let old = slot.fetch_sub(1, Ordering::Release);
+        debug_assert!(old & COUNT_MASK > 0, "a table slot left below zero");
     }
 
     /// Whether any reader of lock `id` is counted in its slots (Acquire:
@@ -119,12 +135,41 @@ impl ReaderTable {
     #[inline]
     pub(crate) fn occupied(&self, id: u32) -> bool {
         let tag = (id as u64) << 32;
-        (0..LOCK_SLOTS).any(|g| {
+        (0..slots_of(id)).any(|g| {
             // Acquire: pairs with `leave`'s Release.
             let v = self.slots[Self::index(id, g)].load(Ordering::Acquire);
             v & !COUNT_MASK == tag && v & COUNT_MASK != 0
         })
     }
+}
+
+/// Above this count a slot refuses new readers (only forgotten guards
+/// get there): a count can then never carry into the id.
+const COUNT_LIMIT: u64 = COUNT_MASK / 2;
+
+/// Bits of an id that give its number of slots (log2).
+const SLOTS_BITS: u32 = 3;
+
+/// The number of table slots lock `id` uses (a power of two, at most
+/// [`LOCK_SLOTS`]).
+#[inline]
+pub fn slots_of(id: u32) -> usize {
+    (1usize << (id & ((1 << SLOTS_BITS) - 1))).min(LOCK_SLOTS)
+}
+
+/// Slots for a lock biased now: one per reader group in use (installed
+/// groups, else the installed route's CPUs, else [`LOCK_SLOTS`]).
+fn slots_now() -> usize {
+    let groups = crate::groups::count();
+    let want = if groups > 1 {
+        groups
+    } else {
+        match crate::route::len() {
+            0 => LOCK_SLOTS,
+            n => n,
+        }
+    };
+    want.next_power_of_two().min(LOCK_SLOTS)
 }
 
 #[cfg(not(loom))]
@@ -141,22 +186,25 @@ pub(crate) fn global() -> &'static ReaderTable {
     &TABLE
 }
 
-/// The next lock id (plain `core` atomic also under loom and shuttle: ids
-/// only need to be unique, and this is no part of the protocol).
+/// The next lock serial (plain `core` atomic also under loom and shuttle:
+/// ids only need to be unique, and this is no part of the protocol).
 static NEXT_ID: core::sync::atomic::AtomicU32 = core::sync::atomic::AtomicU32::new(1);
 
-/// A fresh lock id, or `None` once all are used.
+/// A fresh lock id (never 0; its low bits give [`slots_of`]), or `None`
+/// once all are used.
 pub(crate) fn new_id() -> Option<u32> {
     use core::sync::atomic::Ordering as O;
+    const LAST: u32 = u32::MAX >> SLOTS_BITS;
     // Relaxed: uniqueness comes from the RMW alone.
     let mut n = NEXT_ID.load(O::Relaxed);
     loop {
-        if n == u32::MAX {
+        if n >= LAST {
             return None;
         }
         match NEXT_ID.compare_exchange_weak(n, n + 1, O::Relaxed, O::Relaxed) {
-            Ok(_) => return Some(n),
+            Ok(_) => break,
             Err(cur) => n = cur,
         }
     }
+    Some((n << SLOTS_BITS) | slots_now().trailing_zeros())
 }

@@ -22,9 +22,11 @@
 //!   are contended (`HOT_MAX` reads that found another reader inside,
 //!   with no write in between) it sets `BIAS`, and readers then count
 //!   themselves in their group's slot of the table instead of `rin`:
-//!   readers of different groups write different cache lines. A writer
-//!   clears `BIAS` in the same CAS that sets `PRES` and waits for the
-//!   lock's table slots to empty (BRAVO's revocation).
+//!   readers of different groups write different cache lines. A lock has
+//!   one slot per reader group in use when it was first biased (at most
+//!   32; see [`crate::reader_table`]). A writer clears `BIAS` in the same
+//!   CAS that sets `PRES` and waits for the lock's table slots to empty
+//!   (BRAVO's revocation).
 //!
 //! A reader's guard says where it was counted (a table slot index, or the
 //! central counter), so its unlock decrements what it incremented, whatever
@@ -39,7 +41,7 @@
 //!
 //! | state | who may enter |
 //! |---|---|
-//! | `!PRES`, `rin == rout`, no table reader | anyone: one CAS for a writer, one `fetch_add` (or one slot CAS when biased) for a reader |
+//! | `!PRES`, `rin == rout`, no table reader | anyone: one CAS for a writer, one `fetch_add` (on the word, or on the reader's slot when biased) for a reader |
 //! | `!PRES`, readers in | readers; a writer sets `PRES` and drains |
 //! | `PRES`, `rout != rin` at its CAS, or table slots occupied | nobody new: the writer waits for the readers counted before it; arriving readers count in and wait for the phase to end |
 //! | `PRES`, drained | the writer (exclusive) |
@@ -57,7 +59,8 @@
 //! central read.
 //!
 //! ## The publication race (table readers against a revoking writer)
-//! A table reader: slot CAS; `fence(SeqCst)`; load `state`, and it is in
+//! A table reader: slot RMW (`fetch_add`, or the CAS that claims an idle
+//! slot); `fence(SeqCst)`; load `state`, and it is in
 //! only if `BIAS` is set and `PRES` clear (else it takes its count back).
 //! A writer: CAS `state` (sets `PRES`, clears `BIAS`); `fence(SeqCst)`;
 //! load the slots. The fences are totally ordered: if the reader's comes
@@ -303,7 +306,7 @@ impl RonRw {
             return Some(ReadToken(i as u32));
         }
         crate::coverage::hit!("ron_rw.read_table_backoff");
-        table.leave(i, id);
+        table.leave(i);
         None
     }
 
@@ -473,12 +476,7 @@ impl RonRw {
     #[inline]
     pub unsafe fn unread(&self, token: ReadToken) {
         match token.slot() {
-            Some(i) => {
-                // Relaxed: the id is fixed once the lock was biased, which
-                // happened before this reader's table entry.
-                let id = self.id.load(Ordering::Relaxed);
-                reader_table::global().leave(i, id);
-            }
+            Some(i) => reader_table::global().leave(i),
             None => {
                 // Release: our reads happen before the writer's Acquire
                 // load that sees `rout` reach its snapshot.
@@ -492,6 +490,51 @@ impl RonRw {
     /// Acquires exclusive access.
     #[inline]
     pub fn write(&self) {
+        // Acquire: as in `write_fast_until` (an upgradable holder's count
+        // seen here comes with its hold on the writers' queue).
+        // mutants: loom's upgrade model stops at its execution cap before
+        // it reaches the weakly ordered queue look this prevents; the Miri
+        // workload kills it (`.ci/mutants -m miri_rw --seeds 16`: fails in
+        // `miri_rw::unbiased`).
+        let s = self.state.load(Ordering::Acquire);
+        // Inline only the uncontended case: no writer phase, no queued
+        // writer, one CAS, and no reader (central or table) to wait for.
+        // Acquire (CAS and `rout`): pairs with the last writer's Release
+        // unlock and the readers' Release counts out.
+        // mutants: the CAS's Acquire is redundant with the load's above
+        // unless the word went from `s` and back between them (two whole
+        // writer phases and no reader: three writers, the models have two).
+        if s & (PRES | BIAS) == 0
+            && !self.writers.is_held()
+            && self
+                .state
+                .compare_exchange(s, with_writer(s), Ordering::Acquire, Ordering::Relaxed)
+                .is_ok()
+        {
+            crate::coverage::hit!("ron_rw.write_fast");
+            if self.rout.load(Ordering::Acquire) != rin(s) {
+                self.drain_after_fast(s);
+            }
+            return;
+        }
+        self.write_contended();
+    }
+
+    /// The rest of an uncontended write whose CAS found central readers
+    /// in: wait for them (untimed: cannot give up).
+    #[cold]
+    #[inline(never)]
+    fn drain_after_fast(&self, s: u64) {
+        let drained = self.drain(s, never);
+        debug_assert!(drained, "an untimed drain gave up");
+    }
+
+    /// Exclusive access when [`write`](Self::write)'s inline path does
+    /// not apply: the one-CAS path with a table to revoke, else the
+    /// writers' queue.
+    #[cold]
+    #[inline(never)]
+    fn write_contended(&self) {
         if !self.write_fast() {
             let token = self.writers.acquire();
             let _ = self.write_queued(token, never);

@@ -23,6 +23,12 @@
 //!   it to Relaxed makes this model fail).
 //! * `upgrade_and_downgrade`: an upgradable reader that upgrades and then
 //!   downgrades, a reader and a writer.
+//! * `shared_slot`: two biased locks whose readers of group 0 share one
+//!   table slot (the loom table maps every lock there): a reader of one
+//!   claims the slot or joins it, a reader of the other finds it busy,
+//!   claims it once idle, or races a claim and takes its count back,
+//!   while a writer of the first revokes; neither lock's readers may meet
+//!   its writer.
 //! * `phase_bound`: a writer writes twice; a reader that arrived during
 //!   the first writer phase must get in before the second (phase-fair:
 //!   at most one writer phase), which it checks by the value it reads.
@@ -273,6 +279,43 @@ fn upgrade_and_downgrade() {
             assert!(r.join().unwrap() <= 2);
             assert_eq!(s.reader(0), 2);
             assert!(!s.lock.is_held(), "lock left held");
+        },
+    );
+}
+
+#[test]
+fn shared_slot() {
+    run(
+        "shared_slot",
+        2,
+        &[
+            "reader_table.claim",
+            "reader_table.join",
+            "reader_table.join_raced",
+            "reader_table.busy",
+            "ron_rw.read_table",
+            "ron_rw.revoke",
+        ],
+        || {
+            let a = Shared::new();
+            let b = Shared::new();
+            assert!(a.lock.bias_now() && b.lock.bias_now(), "could not bias");
+            // Leaves group 0's slot tagged with `a`'s id, idle.
+            assert_eq!(a.reader(0), 0);
+            let w = {
+                let a = a.clone();
+                thread::spawn(move || a.writer())
+            };
+            let rb = {
+                let b = b.clone();
+                thread::spawn(move || b.reader(0))
+            };
+            assert!(a.reader(0) <= 1);
+            w.join().unwrap();
+            assert_eq!(rb.join().unwrap(), 0);
+            assert_eq!(a.reader(0), 1);
+            assert!(!a.lock.is_held(), "lock a left held");
+            assert!(!b.lock.is_held(), "lock b left held");
         },
     );
 }
