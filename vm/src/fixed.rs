@@ -342,3 +342,45 @@ fn decode(b: &[u8]) -> Option<RunStats> {
         cs_samples,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stats() -> RunStats {
+        RunStats {
+            total: 7,
+            window_acquisitions: 5,
+            window_ns: 1234.5,
+            mlocks_per_s: 4.05,
+            handover_ns: 81.25,
+            handover_p50_ns: 80.0,
+            handovers: 4,
+            latency_ns: [1.5, 2.5, 3.5],
+            per_thread: vec![3, 0, 2],
+            exclusion_ok: true,
+            wall_s: 0.25,
+            cpu_s: 0.125,
+            switches: 99,
+            memory: ron_vm::CostStats {
+                loads: 10,
+                stores: 11,
+                rmws: 12,
+                transfers: 13,
+            },
+            window_transfers: 6,
+            cs_samples: vec![(2, 40.5), (0, 41.0)],
+        }
+    }
+
+    #[test]
+    fn a_run_comes_back_from_its_process_whole() {
+        assert_eq!(isolated(stats), stats());
+    }
+
+    #[test]
+    #[should_panic(expected = "lost wake-up in the child")]
+    fn a_panic_in_the_run_panics_here() {
+        isolated(|| panic!("lost wake-up in the child"));
+    }
+}
