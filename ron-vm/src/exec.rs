@@ -16,8 +16,9 @@ use corosensei::{Coroutine, CoroutineResult, Yielder};
 use crate::cost::{Access, CostStats, Memory, Reservation};
 use crate::machine::{Costs, Machine, ns_to_ps};
 use crate::sched::{Sched, State};
+use crate::stacks::{FiberStack, FixedStacks};
 
-type Fiber = Coroutine<(), (), (), DefaultStack>;
+type Fiber = Coroutine<(), (), (), FiberStack>;
 
 /// The most lines one suspension watches. One: a look that loads two
 /// lines one hit apart can straddle a write (its first load before it, its
@@ -1088,6 +1089,7 @@ pub struct Vm {
     machine: Machine,
     costs: Costs,
     stack_bytes: usize,
+    fixed_stacks: bool,
     threads: Vec<(usize, Box<dyn FnOnce()>)>,
 }
 
@@ -1098,6 +1100,7 @@ impl Vm {
             machine,
             costs,
             stack_bytes: 256 * 1024,
+            fixed_stacks: false,
             threads: Vec::new(),
         }
     }
@@ -1105,6 +1108,20 @@ impl Vm {
     /// Stack size of each virtual thread (default 256 KiB).
     pub fn stack_bytes(mut self, bytes: usize) -> Self {
         self.stack_bytes = bytes;
+        self
+    }
+
+    /// Puts virtual thread `i`'s stack at the same virtual address in every
+    /// run that asks for it (default: off, stacks go where the OS maps
+    /// them): with it, code that derives something from a stack address
+    /// (a seed from a queue node's address; which stack objects share a
+    /// line) gives the same run whatever ran before in the process and
+    /// whatever the address-space layout (ASLR). Such runs take turns
+    /// within a process. Where the address is taken or the platform has
+    /// none (only 64-bit Unix has it), the run uses ordinary stacks and
+    /// says so once on stderr.
+    pub fn fixed_stacks(mut self, yes: bool) -> Self {
+        self.fixed_stacks = yes;
         self
     }
 
@@ -1166,10 +1183,26 @@ impl Vm {
         });
         let sim = Box::into_raw(sim);
         SIM.with(|c| c.set(sim));
+        let fixed = if self.fixed_stacks {
+            let f = FixedStacks::map(n, self.stack_bytes);
+            if f.is_none() {
+                static SAID: std::sync::Once = std::sync::Once::new();
+                SAID.call_once(|| {
+                    eprintln!("ron-vm: fixed stack addresses unavailable; runs use ordinary stacks")
+                });
+            }
+            f
+        } else {
+            None
+        };
         let mut fibers: Vec<Option<Fiber>> = Vec::with_capacity(n);
         for (i, (_, f)) in self.threads.into_iter().enumerate() {
-            let stack =
-                DefaultStack::new(self.stack_bytes).expect("ron-vm: cannot map a fiber stack");
+            let stack = match &fixed {
+                Some(s) => s.stack(i),
+                None => FiberStack::Default(
+                    DefaultStack::new(self.stack_bytes).expect("ron-vm: cannot map a fiber stack"),
+                ),
+            };
             fibers.push(Some(Coroutine::with_stack(
                 stack,
                 move |y: &Yielder<(), ()>, ()| {
@@ -1263,6 +1296,8 @@ impl Vm {
             (*sim).in_fiber = false;
         }
         drop(fibers);
+        // After the fibers: their stacks live in it.
+        drop(fixed);
         SIM.with(|c| c.set(core::ptr::null_mut()));
         // SAFETY: `sim` came from `Box::into_raw` above and nothing refers
         // to it any more (`SIM` is cleared, the fibers are gone).

@@ -140,6 +140,7 @@ mod exec;
 mod local;
 mod machine;
 mod sched;
+mod stacks;
 mod time;
 
 pub use cost::{Access, CostStats};

@@ -11,6 +11,7 @@
 //! baselines) for `vm-rw`.
 #![warn(missing_docs)]
 
+mod fixed;
 pub mod groups;
 pub mod kv;
 pub mod locks;

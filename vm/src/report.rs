@@ -1,9 +1,7 @@
 //! Result rows: the fields of `ron bench`'s rows plus `machine`,
 //! `virtual: true` and what the simulation cost; table, CSV and JSON; on
 //! request ([`render_with`]) the line transfers per handover as a last
-//! column (kept out of [`Row`]: a larger row changes the process's heap
-//! layout, and with it the cache lines some locks' heap objects share, so
-//! the other columns of `sh-ron` would move).
+//! column (kept out of [`Row`], whose fields are those of `ron bench`).
 
 use serde::Serialize;
 

@@ -21,6 +21,7 @@ use lock_api::RawMutex;
 use ron_stats::SplitMix64;
 use ron_vm::{Costs, Vm};
 
+use crate::fixed::{Block, RunMemory, isolated};
 use crate::machine::VirtualMachine;
 
 /// What the critical section does.
@@ -150,11 +151,6 @@ impl RunStats {
     }
 }
 
-/// A value on its own 128-byte block (two 64-byte lines), so that no two
-/// workload objects share a line whatever `Costs::line_bytes` is.
-#[repr(align(128))]
-struct Block<T>(T);
-
 #[derive(Default)]
 struct Shared {
     /// Acquisitions claimed so far (bookkeeping, not simulated memory).
@@ -174,10 +170,9 @@ struct Shared {
 thread_local! {
     /// The measured window's first and last release (indices in release
     /// order) and the line transfers the VM had charged by each (a
-    /// measurement; it changes no cost). Kept out of the heap: one more
-    /// workload allocation would move the locks' heap objects to other
-    /// addresses, hence other lines, and change the runs. The fibers all
-    /// run on the thread that calls [`run`].
+    /// measurement; it changes no cost). Kept out of the heap, so that it
+    /// moves no heap object the run prices. The fibers all run on the
+    /// thread that runs the VM.
     static WINDOW_TRANSFERS: [Cell<u64>; 4] = const {
         [Cell::new(0), Cell::new(0), Cell::new(0), Cell::new(0)]
     };
@@ -192,8 +187,9 @@ fn window(total: usize, threads: usize) -> (usize, usize) {
     (warm, end)
 }
 
-/// ron-core's route (and `ShRon`'s wait table) are process-wide: runs in
-/// one process take turns, so that parallel tests cannot see each other's.
+/// ron-core's route and group table are process-wide, and every run uses
+/// the same fixed addresses (see [`crate::fixed`]): runs in one process
+/// take turns, so that parallel tests cannot see each other's.
 static ONE_RUN_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Takes this process's turn to run (see `ONE_RUN_AT_A_TIME`).
@@ -201,9 +197,16 @@ pub(crate) fn one_run_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     ONE_RUN_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Runs the micro workload with lock `R` on `vm`.
+/// Runs the micro workload with lock `R` on `vm`, in a process of its own
+/// (see [`crate::fixed`]): the same inputs give the same run whatever ran
+/// before in this process.
 pub fn run<R: RawMutex + 'static>(vm: &VirtualMachine, p: &Point) -> RunStats {
     let _turn = one_run_at_a_time();
+    isolated(|| run_here::<R>(vm, p))
+}
+
+/// [`run`] in this process.
+fn run_here<R: RawMutex + 'static>(vm: &VirtualMachine, p: &Point) -> RunStats {
     let wall = Instant::now();
     let cpu = thread_cpu_s();
     ron_core::route::install(&vm.route).expect("the route is a permutation of the matrix indices");
@@ -214,8 +217,6 @@ pub fn run<R: RawMutex + 'static>(vm: &VirtualMachine, p: &Point) -> RunStats {
             c.set(v);
         }
     });
-    let mut sim = Vm::new(vm.to_vm_machine(), p.costs.clone());
-    let lock: Rc<Block<R>> = Rc::new(Block(R::INIT));
     // The data lines: K for micro, the 100 integers' lines for ron-micro,
     // one counter line for kv (the exclusion check).
     let k = match p.workload {
@@ -223,8 +224,14 @@ pub fn run<R: RawMutex + 'static>(vm: &VirtualMachine, p: &Point) -> RunStats {
         Workload::RonMicro => (RON_MICRO_INTS * 4).div_ceil(p.costs.line_bytes),
         Workload::Kv | Workload::KvUpdate => 0,
     };
-    let lines: Rc<Vec<Block<Cell<u64>>>> =
-        Rc::new((0..k.max(1)).map(|_| Block(Cell::new(0))).collect());
+    // The lock and the lines at the same addresses in every run (see
+    // `fixed`); declared before the VM, so they outlive its fibers.
+    let mem = RunMemory::new(R::INIT, k.max(1));
+    // SAFETY: only the fibers of `sim` below use these, and `sim.run()`
+    // returns (or unwinds) only once every fiber is gone, before `mem`
+    // is dropped.
+    let (lock, lines) = unsafe { (mem.lock(), mem.lines()) };
+    let mut sim = Vm::new(vm.to_vm_machine(), p.costs.clone()).fixed_stacks(true);
     let tree = Rc::new(RefCell::new(crate::kv::Tree::half_full(p.seed)));
     let lookup = match p.workload {
         Workload::Kv => 0.8,
@@ -234,12 +241,7 @@ pub fn run<R: RawMutex + 'static>(vm: &VirtualMachine, p: &Point) -> RunStats {
     let shared = Rc::new(Shared::default());
     shared.times.borrow_mut().reserve(p.acquisitions as usize);
     for (t, &cpu) in p.cpus.iter().enumerate() {
-        let (lock, lines, sh, tree) = (
-            Rc::clone(&lock),
-            Rc::clone(&lines),
-            Rc::clone(&shared),
-            Rc::clone(&tree),
-        );
+        let (sh, tree) = (Rc::clone(&shared), Rc::clone(&tree));
         let (ncs, total, skew) = (p.ncs_ns, p.acquisitions, p.start_skew_ns);
         let mut rng = SplitMix64::new(p.seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ t as u64);
         sim.spawn(cpu, move || {

@@ -7,9 +7,8 @@ use ron_vm_bench::locks::{RelaxKind, run_named};
 use ron_vm_bench::report::{Format, Row, RowKey, render};
 use ron_vm_bench::{Placement, Point};
 
-/// Held by each test for its whole run: `ron-raw` and `sh-ron` keep
-/// process-wide state between runs, so another test's runs between two
-/// compared runs of one test would change them.
+/// Held by each test for its whole run (each run has a process of its
+/// own, so this only keeps the tests' runs from interleaving).
 static ONE_TEST_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
@@ -56,9 +55,6 @@ fn same_seed_same_bytes() {
     let _turn = one_at_a_time();
     for lock in ["ron-raw", "nxt-ron", "mcs", "ttas", "ticket", "sh-ron"] {
         for placement in [Placement::Route, Placement::Random] {
-            // A first run warms process-wide state (`ron-raw`'s slot
-            // blocks, `sh-ron`'s wait table); from then on runs repeat.
-            csv(lock, 3, placement);
             let a = csv(lock, 3, placement);
             assert_eq!(a, csv(lock, 3, placement), "{lock} {placement:?}");
         }
@@ -76,22 +72,11 @@ fn the_seed_changes_the_run() {
 
 /// Suspending spinners (`Costs::suspend_spinners`, on by default) is an
 /// optimisation of the executor only: every lock gives the same rows byte
-/// for byte without it. `sh-ron` is left out: its process-wide wait table
-/// keeps pages from one run to the next, so two runs of it in one process
-/// differ even with the same settings. `ron-raw` is left out too: its slot
-/// blocks come from a process-wide pool and keep slot state from earlier
-/// runs in the process (which block a run claims depends on the lock's
-/// host address), and after another test's `ron-raw` runs the two rows
-/// differed in their last digits (in about half of 22 runs of this file
-/// with its tests one at a time; once in CI). `same_seed_same_bytes`
-/// still checks that `ron-raw` repeats.
+/// for byte without it.
 #[test]
 fn suspending_spinners_changes_nothing() {
     let _turn = one_at_a_time();
     for lock in ron_vm_bench::locks::NAMES {
-        if *lock == "sh-ron" || *lock == "ron-raw" {
-            continue;
-        }
         let without = Costs {
             suspend_spinners: false,
             ..Costs::default()
@@ -135,9 +120,6 @@ fn skipped_looks_match_every_relax_policy() {
             let switches = std::mem::take(&mut s.switches);
             (s, switches)
         };
-        // A first run warms process-wide state (`sh-ron`'s wait table
-        // allocates its page during it); from then on runs repeat.
-        stats(true);
         let (with, sw_with) = stats(true);
         let (without, sw_without) = stats(false);
         assert_eq!(with, without, "{what}");
@@ -171,4 +153,43 @@ fn skipped_looks_match_every_relax_policy() {
         SpinThenYield => true,
         SpinWhileAlone => false
     );
+}
+
+/// The locks with process-wide state (`ron-raw`'s slot-block pool, which
+/// the RON locks share or will, `sh-ron`'s wait table) and those whose
+/// runs depend on addresses (`cna` seeds its draw from its queue node's
+/// stack address): a run gives the same row whatever ran before it in the
+/// process, so two passes over them in opposite orders give the same rows.
+#[test]
+fn what_ran_before_changes_nothing() {
+    let _turn = one_at_a_time();
+    const LOCKS: &[&str] = &[
+        "ron-raw",
+        "sh-ron",
+        "cna",
+        "ron-ticket",
+        "nxt-ron",
+        "ron-plock",
+    ];
+    let vm = common::two_socket(64);
+    let row = |lock: &str| {
+        let p = Point {
+            workload: ron_vm_bench::Workload::Micro,
+            start_skew_ns: 1000.0,
+            cpus: vm.place(64, Placement::Random, 2),
+            ncs_ns: 0.0,
+            cs_lines: 2,
+            acquisitions: 1500,
+            seed: 2,
+            costs: Costs::default(),
+        };
+        let mut s = run_named(lock, 64, RelaxKind::Spin, &vm, &p).unwrap();
+        (s.wall_s, s.cpu_s, s.switches) = (0.0, 0.0, 0);
+        s
+    };
+    let forward: Vec<_> = LOCKS.iter().map(|l| row(l)).collect();
+    let backward: Vec<_> = LOCKS.iter().rev().map(|l| row(l)).collect();
+    for (i, lock) in LOCKS.iter().enumerate() {
+        assert_eq!(forward[i], backward[LOCKS.len() - 1 - i], "{lock}");
+    }
 }

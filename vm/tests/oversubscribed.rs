@@ -1,8 +1,5 @@
 //! With two threads per CPU (the VM's scheduler at work), runs repeat
-//! byte for byte and suspending idle waiters changes nothing. Its own test
-//! binary: `ron-raw` and `sh-ron` keep process-wide state between runs, so
-//! runs of other tests in the same process between two compared runs
-//! would change theirs (see `determinism.rs`).
+//! byte for byte and suspending idle waiters changes nothing.
 
 mod common;
 
