@@ -57,8 +57,9 @@ fn scale() -> usize {
         .unwrap_or(1)
 }
 
-/// ShRon's wait table is a process-wide static whose shuttle atomics must
-/// not be touched by two shuttle runs (two test threads) at once.
+/// ShRon's wait table and the slot-block pools (of `RonRaw`, `NxtRon`,
+/// `RonPlock`, `RonTicket`) are process-wide statics whose shuttle atomics
+/// must not be touched by two shuttle runs (two test threads) at once.
 static SHARED_TABLE: StdMutex<()> = StdMutex::new(());
 
 /// The path counters are process-wide: one test with asserted paths at a
@@ -69,7 +70,8 @@ static PATH_COUNTS: StdMutex<()> = StdMutex::new(());
 trait TestLock: RawMutex + Send + Sync + 'static {
     /// Whether `lock_in` and `migrate` do more than the defaults.
     const SLOTTED: bool = false;
-    /// Whether the lock uses the process-wide ShRon table.
+    /// Whether the lock uses process-wide state: the ShRon table or a
+    /// slot-block pool.
     const TABLE: bool = false;
     /// Protocol paths (`ron_core::coverage`) every test of the lock must
     /// reach.
@@ -108,9 +110,11 @@ macro_rules! grouped {
 grouped!(CBoMcs<2>, Fsl<2, 4>);
 
 macro_rules! slotted {
-    ($($t:ty),*) => {$(
+    ($($t:ty),*) => {slotted!($($t => false),*);};
+    ($($t:ty => $shared:expr),*) => {$(
         impl TestLock for $t {
             const SLOTTED: bool = true;
+            const TABLE: bool = $shared;
             fn lock_in(&self, hint: usize) -> PlaceToken {
                 self.acquire_in(hint)
             }
@@ -121,16 +125,14 @@ macro_rules! slotted {
     )*};
 }
 slotted!(
-    RonRaw,
     RonInline<4>,
     NxtRonInline<4>,
     RonPlockInline<4>,
     RonTicketInline<4>,
-    Ron<4>,
-    NxtRon,
-    RonPlock,
-    RonTicket
+    Ron<4>
 );
+// Their slots come from a process-wide pool.
+slotted!(RonRaw => true, NxtRon => true, RonPlock => true, RonTicket => true);
 
 /// Slotted, and its sleeps and wake-ups are the paths its lost wake-ups
 /// would hide in, and the hand-over to a starving waiter (every woken

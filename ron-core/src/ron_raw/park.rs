@@ -154,6 +154,7 @@ pub(crate) enum Parked {
     /// Slept (woken, timed out, or the epoch had moved): look at once.
     Slept,
     /// This waiter holds the lock's watch: stay awake (yield).
+    #[cfg_attr(not(feature = "std"), allow(dead_code))] // no parking without `std`
     Watching,
     /// Could not park (the bucket serves another lock, a count is full,
     /// or the limit is `Ask`): yield as an unparked waiter.
