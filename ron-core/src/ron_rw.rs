@@ -756,13 +756,19 @@ impl RonRw {
             // waited for this phase acquire the word).
             self.state.fetch_xor(PRES | BIAS, Ordering::Release);
         } else {
-            self.unwrite();
+            // SAFETY: `PRES` is ours (our CAS set it), so we hold the
+            // writer phase this ends.
+            unsafe { self.unwrite() };
         }
     }
 
     /// Releases exclusive access: ends the writer phase.
+    ///
+    /// # Safety
+    /// The caller holds exclusive access (a `write`, a successful
+    /// `try_write`/`try_write_until`, or an upgrade).
     #[inline]
-    pub fn unwrite(&self) {
+    pub unsafe fn unwrite(&self) {
         // Release: our writes happen before the next reader's or writer's
         // Acquire of the word.
         self.state.fetch_and(!PRES, Ordering::Release);
@@ -770,7 +776,10 @@ impl RonRw {
 
     /// Turns exclusive access into shared access (central), letting the
     /// readers that waited for this phase in.
-    pub fn downgrade(&self) -> ReadToken {
+    ///
+    /// # Safety
+    /// The caller holds exclusive access, as for [`unwrite`](Self::unwrite).
+    pub unsafe fn downgrade(&self) -> ReadToken {
         // AcqRel: Release for our writes to the readers let in; Acquire is
         // already ours. `PRES` is set, so subtracting it clears the bit.
         self.state
@@ -948,7 +957,8 @@ unsafe impl lock_api::RawRwLock for RonRw {
 
     #[inline]
     unsafe fn unlock_exclusive(&self, _: ()) {
-        self.unwrite()
+        // SAFETY: the caller holds exclusive access (the trait's contract).
+        unsafe { self.unwrite() }
     }
 
     #[inline]
@@ -974,7 +984,8 @@ unsafe impl lock_api::RawRwLockFair for RonRw {
 
     #[inline]
     unsafe fn unlock_exclusive_fair(&self, _: ()) {
-        self.unwrite()
+        // SAFETY: as in `unlock_exclusive`.
+        unsafe { self.unwrite() }
     }
 }
 
@@ -984,7 +995,8 @@ unsafe impl lock_api::RawRwLockFair for RonRw {
 unsafe impl lock_api::RawRwLockDowngrade for RonRw {
     #[inline]
     unsafe fn downgrade(&self, _: ()) -> ReadToken {
-        RonRw::downgrade(self)
+        // SAFETY: the caller holds exclusive access (the trait's contract).
+        unsafe { RonRw::downgrade(self) }
     }
 }
 
@@ -1130,7 +1142,8 @@ mod api04 {
         }
 
         unsafe fn unlock_exclusive(&self) {
-            self.unwrite()
+            // SAFETY: the caller holds exclusive access (the trait's contract).
+            unsafe { self.unwrite() }
         }
 
         fn is_locked(&self) -> bool {
@@ -1150,14 +1163,16 @@ mod api04 {
         }
 
         unsafe fn unlock_exclusive_fair(&self) {
-            self.unwrite()
+            // SAFETY: as in `unlock_exclusive`.
+            unsafe { self.unwrite() }
         }
     }
 
     // SAFETY: see above.
     unsafe impl lock_api_04::RawRwLockDowngrade for RonRw {
         unsafe fn downgrade(&self) {
-            let _ = RonRw::downgrade(self);
+            // SAFETY: the caller holds exclusive access (the trait's contract).
+            let _ = unsafe { RonRw::downgrade(self) };
         }
     }
 

@@ -26,6 +26,7 @@ use std::sync::Mutex;
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
 use loom::thread;
+use ron_core::ron_raw;
 use ron_core::ron_raw::pool::{Block, Pool};
 use ron_core::{PlaceToken, RonInline, RonRaw, coverage};
 
@@ -396,14 +397,14 @@ impl Pooled {
             });
             let run = move |w: &World, steps: &[(usize, usize)]| {
                 for &(l, slot) in steps {
-                    let t = w.locks[l].acquire_in_pool(w.pool, slot);
+                    let t = ron_raw::with_pool::acquire_in(&w.locks[l], w.pool, slot);
                     // SAFETY: lock `l` is held.
                     w.counts[l].with_mut(|c| unsafe { *c += 1 });
                     for _ in 0..cs_yields {
                         thread::yield_now();
                     }
                     // SAFETY: we hold lock `l` with `t`.
-                    unsafe { w.locks[l].release_in_pool(w.pool, t) };
+                    unsafe { ron_raw::with_pool::release(&w.locks[l], w.pool, t) };
                 }
             };
             let hs: Vec<_> = plan[1..]
@@ -426,7 +427,7 @@ impl Pooled {
                 // SAFETY: every other thread joined.
                 assert_eq!(w.counts[l].with(|c| unsafe { *c }), want);
                 assert!(
-                    w.locks[l].try_acquire_in_pool(w.pool).is_some(),
+                    ron_raw::with_pool::try_acquire(&w.locks[l], w.pool).is_some(),
                     "lock {l} left held"
                 );
                 assert!(!w.locks[l].has_block(), "lock {l} kept its block");
@@ -600,7 +601,7 @@ fn give_up_model(name: &str, pooled: bool, patience: usize, must: &[&str]) {
             let (raw, inline) = (raw.clone(), inline.clone());
             move |slot: usize| {
                 if pooled {
-                    raw.0.acquire_in_pool(pool, slot)
+                    ron_raw::with_pool::acquire_in(&raw.0, pool, slot)
                 } else {
                     inline.lock.acquire_in(slot)
                 }
@@ -610,7 +611,7 @@ fn give_up_model(name: &str, pooled: bool, patience: usize, must: &[&str]) {
             let (raw, inline) = (raw.clone(), inline.clone());
             move |slot: usize, keep: &mut dyn FnMut() -> bool| {
                 if pooled {
-                    raw.0.try_acquire_in_pool_while(pool, slot, keep)
+                    ron_raw::with_pool::try_acquire_in_while(&raw.0, pool, slot, keep)
                 } else {
                     inline.lock.try_acquire_in_while(slot, keep)
                 }
@@ -630,7 +631,7 @@ fn give_up_model(name: &str, pooled: bool, patience: usize, must: &[&str]) {
                 // SAFETY: called only by the holder, with its token.
                 unsafe {
                     if pooled {
-                        raw.0.release_in_pool(pool, t)
+                        ron_raw::with_pool::release(&raw.0, pool, t)
                     } else {
                         inline.lock.release(t)
                     }
@@ -664,7 +665,7 @@ fn give_up_model(name: &str, pooled: bool, patience: usize, must: &[&str]) {
         let got = waiter.join().unwrap();
         // The lock is free for `try_acquire` (an orphaned handover included).
         let t = if pooled {
-            raw.0.try_acquire_in_pool(pool)
+            ron_raw::with_pool::try_acquire(&raw.0, pool)
         } else {
             inline.lock.try_acquire()
         }

@@ -74,7 +74,8 @@ impl Shared {
         self.lock.write();
         // SAFETY: exclusive access held; loom checks it.
         self.cell.with_mut(|p| unsafe { *p += 1 });
-        self.lock.unwrite();
+        // SAFETY: exclusive access held (taken above).
+        unsafe { self.lock.unwrite() };
     }
 }
 
@@ -258,7 +259,8 @@ fn upgrade_and_downgrade() {
                     unsafe { s.lock.upgrade(t) };
                     // SAFETY: exclusive access held.
                     s.cell.with_mut(|p| unsafe { *p += 1 });
-                    let r = s.lock.downgrade();
+                    // SAFETY: exclusive access held (taken above).
+                    let r = unsafe { s.lock.downgrade() };
                     // SAFETY: shared access held; nobody wrote since.
                     let after = s.cell.with(|p| unsafe { *p });
                     assert_eq!(

@@ -46,7 +46,8 @@ fn workload(biased: bool) {
                             l.write();
                             // SAFETY: exclusive access held.
                             unsafe { *s.value.get() += 1 };
-                            let r = l.downgrade();
+                            // SAFETY: exclusive access held (taken above).
+                            let r = unsafe { l.downgrade() };
                             // SAFETY: shared access held.
                             std::hint::black_box(unsafe { *s.value.get() });
                             // SAFETY: held with `r`.
@@ -60,7 +61,8 @@ fn workload(biased: bool) {
                             unsafe { l.upgrade(u) };
                             // SAFETY: exclusive access held.
                             unsafe { *s.value.get() += 1 };
-                            l.unwrite();
+                            // SAFETY: exclusive access held (taken above).
+                            unsafe { l.unwrite() };
                         }
                     }
                     if biased && i == 3 {

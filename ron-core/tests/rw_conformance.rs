@@ -162,7 +162,8 @@ mod biased {
         assert!(!l.is_held());
         l.write();
         assert!(!l.is_biased());
-        l.unwrite();
+        // SAFETY: exclusive access held (taken above).
+        unsafe { l.unwrite() };
     }
 
     /// Readers counted in the table migrate (unlock from another group's
@@ -179,7 +180,8 @@ mod biased {
         let w = std::thread::spawn(move || {
             l2.write();
             d2.store(true, Ordering::SeqCst);
-            l2.unwrite();
+            // SAFETY: exclusive access held (taken above).
+            unsafe { l2.unwrite() };
         });
         std::thread::sleep(std::time::Duration::from_millis(50));
         assert!(

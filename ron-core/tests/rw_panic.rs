@@ -27,7 +27,8 @@ fn read_whose_hint_panics_leaves_nothing() {
     unsafe { l.unread(held) };
     assert!(!l.is_held(), "the panicking read left a count");
     assert!(l.try_write());
-    l.unwrite();
+    // SAFETY: exclusive access held (taken above).
+    unsafe { l.unwrite() };
     let t = l.read();
     // SAFETY: acquired above.
     unsafe { l.unread(t) };

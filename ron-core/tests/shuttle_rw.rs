@@ -100,12 +100,14 @@ fn mixed(threads: usize, ops: usize) {
                         5 => {
                             l.write();
                             s.write_cs();
-                            l.unwrite();
+                            // SAFETY: exclusive access held (taken above).
+                            unsafe { l.unwrite() };
                         }
                         6 => {
                             if l.try_write() {
                                 s.write_cs();
-                                l.unwrite();
+                                // SAFETY: exclusive access held (taken above).
+                                unsafe { l.unwrite() };
                             }
                         }
                         7 => {
@@ -122,7 +124,8 @@ fn mixed(threads: usize, ops: usize) {
                             };
                             if upgraded {
                                 s.write_cs();
-                                l.unwrite();
+                                // SAFETY: exclusive access held (taken above).
+                                unsafe { l.unwrite() };
                             } else {
                                 // SAFETY: still upgradable with `u`.
                                 unsafe { l.unread_upgradable(u) };
@@ -131,7 +134,8 @@ fn mixed(threads: usize, ops: usize) {
                         8 => {
                             l.write();
                             s.write_cs();
-                            let r = l.downgrade();
+                            // SAFETY: exclusive access held (taken above).
+                            let r = unsafe { l.downgrade() };
                             s.read_in();
                             s.read_out();
                             // SAFETY: held with `r`.
@@ -153,7 +157,8 @@ fn mixed(threads: usize, ops: usize) {
     assert_eq!(v as usize, s.writes.load(Ordering::Relaxed), "lost update");
     assert!(!s.lock.is_held(), "lock left held");
     assert!(s.lock.try_write(), "lock not free at the end");
-    s.lock.unwrite();
+    // SAFETY: exclusive access held (taken above).
+    unsafe { s.lock.unwrite() };
 }
 
 fn scale() -> usize {

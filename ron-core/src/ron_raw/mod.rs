@@ -144,7 +144,7 @@
 //! parking_lot's `Mutex<u64>` does. Not cache-padded (pad it yourself if
 //! neighbours would share its line). An index instead of a pointer halves
 //! the lock: mapping it to the block takes the pool (the process-wide one;
-//! the `*_in_pool` entry points take a model's own), a slice index for the
+//! the loom models' `with_pool` entry points take their own), a slice index for the
 //! static blocks and one more load for a grown chunk's, paid only while the
 //! lock has a block. The handover count moved into the block, beside its
 //! reference count (see "Lock word" above for what that changes). The
@@ -323,6 +323,43 @@ impl<'a> Rooms<BLOCK_SLOTS> for Pooled<'a> {
     }
 }
 
+/// `RonRaw`'s entry points with a model's own pool of blocks, for the loom
+/// models only (built with `--cfg loom`; not part of the API).
+#[cfg(loom)]
+pub mod with_pool {
+    use super::{PlaceToken, Pool, RonRaw};
+
+    /// [`RonRaw::acquire_in`] with blocks from `pool`. A lock must use one
+    /// pool for its whole life, and the pool must outlive it.
+    pub fn acquire_in<'a>(lock: &'a RonRaw, pool: &'a Pool<'a>, slot: usize) -> PlaceToken {
+        lock.acquire_in_pool(pool, slot)
+    }
+
+    /// [`RonRaw::try_acquire`] with blocks from `pool`.
+    pub fn try_acquire(lock: &RonRaw, pool: &Pool<'_>) -> Option<PlaceToken> {
+        lock.try_acquire_in_pool(pool)
+    }
+
+    /// [`RonRaw::try_acquire_in_while`] with blocks from `pool`.
+    pub fn try_acquire_in_while<'a>(
+        lock: &'a RonRaw,
+        pool: &'a Pool<'a>,
+        slot: usize,
+        keep_waiting: impl FnMut() -> bool,
+    ) -> Option<PlaceToken> {
+        lock.try_acquire_in_pool_while(pool, slot, keep_waiting)
+    }
+
+    /// [`RonRaw::release`] with blocks from `pool`.
+    ///
+    /// # Safety
+    /// As for [`RonRaw::release`].
+    pub unsafe fn release(lock: &RonRaw, pool: &Pool<'_>, token: PlaceToken) {
+        // SAFETY: the caller's contract is `release`'s.
+        unsafe { lock.release_in_pool(pool, token) }
+    }
+}
+
 impl RonRaw {
     crate::sync::const_fn_unless_loom! {
         /// A new, unlocked lock (holding no block).
@@ -356,8 +393,7 @@ impl RonRaw {
     /// [`acquire_in`](Self::acquire_in) with blocks from `pool` (loom models
     /// build their own pools). A lock must use one pool for its whole life,
     /// and the pool must outlive it.
-    #[doc(hidden)]
-    pub fn acquire_in_pool<'a>(&'a self, pool: &'a Pool<'a>, slot: usize) -> PlaceToken {
+    pub(crate) fn acquire_in_pool<'a>(&'a self, pool: &'a Pool<'a>, slot: usize) -> PlaceToken {
         match self.try_acquire_in_pool(pool) {
             Some(t) => t,
             None => self.acquire_slow_in(pool, slot % pool::active_slots()),
@@ -382,9 +418,8 @@ impl RonRaw {
 
     /// [`try_acquire`](Self::try_acquire) for a lock whose blocks come from
     /// `pool` (as for [`acquire_in_pool`](Self::acquire_in_pool)).
-    #[doc(hidden)]
     #[inline]
-    pub fn try_acquire_in_pool(&self, pool: &Pool<'_>) -> Option<PlaceToken> {
+    pub(crate) fn try_acquire_in_pool(&self, pool: &Pool<'_>) -> Option<PlaceToken> {
         self.word
             .try_lock(|t| self.slot_empty(pool, t))
             .then_some(PlaceToken::NONE)
@@ -437,8 +472,7 @@ impl RonRaw {
 
     /// [`try_acquire_in_while`](Self::try_acquire_in_while) with blocks
     /// from `pool` (as for [`acquire_in_pool`](Self::acquire_in_pool)).
-    #[doc(hidden)]
-    pub fn try_acquire_in_pool_while<'a>(
+    pub(crate) fn try_acquire_in_pool_while<'a>(
         &'a self,
         pool: &'a Pool<'a>,
         slot: usize,
@@ -471,9 +505,8 @@ impl RonRaw {
     ///
     /// # Safety
     /// As for [`release`](Self::release).
-    #[doc(hidden)]
     #[inline]
-    pub unsafe fn release_in_pool(&self, pool: &Pool<'_>, token: PlaceToken) {
+    pub(crate) unsafe fn release_in_pool(&self, pool: &Pool<'_>, token: PlaceToken) {
         // SeqCst: ordered with the waiters' publication of a block and
         // their SeqCst registration, so a release that sees no block is
         // ordered before their next look at the lock word (they then see
