@@ -42,7 +42,7 @@ use core::marker::PhantomData;
 
 use crate::plock::{Plock, PooledPlock};
 use crate::relax::{DefaultRelax, Relax};
-use crate::ron_raw::pool::{self, Pool};
+use crate::ron_raw::pool;
 use crate::token::PlaceToken;
 
 /// nxtRON: RON-plock plus a bitmap of slots that have waiters, so the
@@ -115,17 +115,6 @@ impl<R: Relax, const BITMAP: bool> NxtRon<R, BITMAP> {
             .acquire_slow_in::<R>(pool::global(), slot, on_wait)
     }
 
-    /// [`acquire_in`](Self::acquire_in) with blocks from `pool` (models
-    /// build their own). A lock must use one pool for its whole life.
-    #[doc(hidden)]
-    pub fn acquire_in_pool<'a>(&'a self, pool: &Pool<'a>, slot: usize) -> PlaceToken {
-        if self.try_fast() {
-            return PlaceToken::NONE;
-        }
-        self.inner
-            .acquire_slow_in::<R>(pool, slot % pool::active_slots(), || ())
-    }
-
     /// Releases the lock, handing it to the next waiting slot along the
     /// route after the acquirer's slot (the first set bit of the
     /// waiting-slot bitmap, or with `BITMAP = false` a linear scan of the
@@ -138,17 +127,6 @@ impl<R: Relax, const BITMAP: bool> NxtRon<R, BITMAP> {
         // SAFETY: forwarded contract; the lock's blocks come from the
         // global pool.
         unsafe { self.inner.release_in(pool::global(), token) }
-    }
-
-    /// [`release`](Self::release) with blocks from `pool`.
-    ///
-    /// # Safety
-    /// As [`release`](Self::release), and `pool` is the lock's pool.
-    #[doc(hidden)]
-    #[inline]
-    pub unsafe fn release_in_pool(&self, pool: &Pool<'_>, token: PlaceToken) {
-        // SAFETY: forwarded contract.
-        unsafe { self.inner.release_in(pool, token) }
     }
 
     /// Whether the lock is held or handed over (a momentary snapshot).

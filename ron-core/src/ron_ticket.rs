@@ -400,16 +400,6 @@ impl<R: Relax> RonTicket<R> {
         }
     }
 
-    /// [`acquire_in`](Self::acquire_in) with blocks from `pool` (models
-    /// build their own). A lock must use one pool for its whole life.
-    #[doc(hidden)]
-    pub fn acquire_in_pool<'a>(&'a self, pool: &Pool<'a, TicketSlots>, slot: usize) -> PlaceToken {
-        if self.try_fast() {
-            return PlaceToken::NONE;
-        }
-        self.acquire_slow_in(pool, slot % pool::active_slots(), || ())
-    }
-
     /// Releases the lock: grants the next slot with a queued waiter along
     /// the route after the acquirer's slot, or frees it.
     ///
@@ -425,9 +415,8 @@ impl<R: Relax> RonTicket<R> {
     ///
     /// # Safety
     /// As [`release`](Self::release), and `pool` is the lock's pool.
-    #[doc(hidden)]
     #[inline]
-    pub unsafe fn release_in_pool<'a>(&'a self, pool: &Pool<'a, TicketSlots>, token: PlaceToken) {
+    unsafe fn release_in_pool<'a>(&'a self, pool: &Pool<'a, TicketSlots>, token: PlaceToken) {
         // Relaxed: only owners touch the flag, in turn (the lock's own
         // Release/Acquire orders them).
         // The flag stays set across a grant (the grantee is registered and
