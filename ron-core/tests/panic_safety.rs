@@ -297,6 +297,9 @@ fn unlock_hint_panics_with_waiter<L: RawMutex + Sync>(m: &Mutex<L, u64>) {
 /// acquiring, until unlocks found it registered and asked the hint; each
 /// such unlock must have released the lock (the other thread goes on).
 fn hint_only_unlock_hint_panics_with_waiter<L: RawMutex + Sync>(m: &Mutex<L, u64>) {
+    if cfg!(miri) {
+        return hint_only_unlock_hint_panics_with_fresh_waiters(m);
+    }
     let stop = AtomicBool::new(false);
     let mut hits = 0;
     thread::scope(|s| {
@@ -305,12 +308,11 @@ fn hint_only_unlock_hint_panics_with_waiter<L: RawMutex + Sync>(m: &Mutex<L, u64
                 *m.lock() += 1;
             }
         });
-        for _ in 0..if cfg!(miri) { 400 } else { 100_000 } {
+        for _ in 0..100_000 {
             let g = m.lock();
             // Long enough for the other thread to get through its
-            // unregistered looks and register (Miri runs a thread for a
-            // few steps between switches: it needs more yields).
-            for _ in 0..if cfg!(miri) { 200 } else { 20 } {
+            // unregistered looks and register.
+            for _ in 0..20 {
                 thread::yield_now();
             }
             // A plain unlock, not `MutexGuard::unlocked`: when this unlock
@@ -327,6 +329,46 @@ fn hint_only_unlock_hint_panics_with_waiter<L: RawMutex + Sync>(m: &Mutex<L, u64
         }
         stop.store(true, SeqCst);
     });
+    assert!(hits > 0, "no unlock found a registered waiter");
+    check_usable(m);
+}
+
+/// [`hint_only_unlock_hint_panics_with_waiter`] under Miri, where the
+/// paths are counted and a yield is slow: a waiter whose yield came back
+/// slowly takes its CPU for shared and parks or yields instead of
+/// registering, so the one long-lived acquiring thread of the native test
+/// soon never registers. Each attempt here starts a fresh waiter, holds
+/// the lock until the waiter has counted its entry into its slot, then
+/// unlocks with a panicking hint; the waiter must get the lock.
+fn hint_only_unlock_hint_panics_with_fresh_waiters<L: RawMutex + Sync>(m: &Mutex<L, u64>) {
+    let mut hits = 0;
+    // The waiter leaves its slot when its registered round ends (short
+    // under Miri), so an attempt can miss it: try until two unlocks hit.
+    for _ in 0..40 {
+        if hits >= 2 {
+            break;
+        }
+        let g = m.lock();
+        let before = *g;
+        let registered = coverage::count("ron_raw.in_slot");
+        thread::scope(|s| {
+            s.spawn(|| *m.lock() += 1);
+            let mut yields = 0u32;
+            // It counts right after entering its slot, and spins there for
+            // a while (every spin a thread switch under Miri).
+            while coverage::count("ron_raw.in_slot") == registered {
+                assert!(yields < 100_000, "the waiter never registered");
+                thread::yield_now();
+                yields += 1;
+            }
+            HINT_PANICS.set(1);
+            if panics_with(Mode::Calm, || drop(g)) {
+                hits += 1;
+            }
+            HINT_PANICS.set(0);
+        });
+        assert_eq!(*m.lock(), before + 1, "the waiter did not get the lock");
+    }
     assert!(hits > 0, "no unlock found a registered waiter");
     check_usable(m);
 }

@@ -460,6 +460,7 @@ impl Word {
                     // few spins by every waiter would queue a miss on the
                     // word's line behind each of its writes: a TTAS storm).
                     room.register_clearing_bell(s);
+                    crate::coverage::hit!("ron_raw.in_slot");
                     // The look right after registering catches a release
                     // that scanned the bitmap just before we registered
                     // (it frees the lock instead of ringing us).
