@@ -189,7 +189,7 @@ fn takeover_after_patience() {
     );
 }
 
-/// A waiter runs out of its registered spins (`PHASE_B_LOOKS` = 2 under
+/// A waiter runs out of its registered spins (`REGISTERED_SPINS` = 2 under
 /// loom) while the holder yields inside: it leaves its slot, yields, and
 /// registers again for a second round, which then gets the handover.
 #[test]
@@ -315,8 +315,8 @@ fn arrival_joins_early_on_handover() {
     );
 }
 
-/// Parking (under loom every phase C parks): two waiters run out of their
-/// registered round while the holder yields inside; the first takes the
+/// Parking (under loom every round ends in a park): two waiters run out of
+/// their registered round while the holder yields inside; the first takes the
 /// lock's watch and stays awake, the second sleeps on the bucket's futex
 /// (a poll of its epoch under loom: a lost wake-up is a waiter that polls
 /// forever, which fails the model). When the watcher gets the lock it
@@ -724,7 +724,7 @@ fn give_up_races_handover_pooled() {
     );
 }
 
-/// A waiter that gives up at once (phase A, unregistered) leaves nothing.
+/// A waiter that gives up at once (in its unregistered looks) leaves nothing.
 #[test]
 fn give_up_unregistered() {
     give_up_model("give_up_unregistered", true, 1, &["ron_raw.give_up"]);
