@@ -207,8 +207,17 @@ impl RonRw {
     }
 
     /// Whether a writer holds the lock or is draining readers (a snapshot).
-    pub fn is_held_exclusive(&self) -> bool {
+    pub fn is_write_held(&self) -> bool {
         self.state.load(Ordering::Relaxed) & PRES != 0 // a snapshot
+    }
+
+    /// The former name of [`is_write_held`](Self::is_write_held).
+    #[deprecated(
+        since = "0.1.0",
+        note = "use `is_write_held`: the inherent API names modes read and write"
+    )]
+    pub fn is_held_exclusive(&self) -> bool {
+        self.is_write_held()
     }
 
     /// Whether the lock is biased towards readers (they use the table).
@@ -968,7 +977,7 @@ unsafe impl lock_api::RawRwLock for RonRw {
 
     #[inline]
     fn is_locked_exclusive(&self) -> bool {
-        self.is_held_exclusive()
+        self.is_write_held()
     }
 }
 
@@ -1151,7 +1160,7 @@ mod api04 {
         }
 
         fn is_locked_exclusive(&self) -> bool {
-            self.is_held_exclusive()
+            self.is_write_held()
         }
     }
 

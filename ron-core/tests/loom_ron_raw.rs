@@ -430,7 +430,10 @@ impl Pooled {
                     ron_raw::with_pool::try_acquire(&w.locks[l], w.pool).is_some(),
                     "lock {l} left held"
                 );
-                assert!(!w.locks[l].has_block(), "lock {l} kept its block");
+                assert!(
+                    !ron_raw::with_pool::has_block(&w.locks[l]),
+                    "lock {l} kept its block"
+                );
             }
             assert_eq!(w.pool.in_use(), 0, "a block was not returned");
             for b in blocks {
@@ -676,7 +679,10 @@ fn give_up_model(name: &str, pooled: bool, patience: usize, must: &[&str]) {
         // SAFETY: every other thread joined.
         assert_eq!(cell.with(|c| unsafe { *c }), 2 + got);
         if pooled {
-            assert!(!raw.0.has_block(), "the lock kept its block");
+            assert!(
+                !ron_raw::with_pool::has_block(&raw.0),
+                "the lock kept its block"
+            );
             assert_eq!(pool.in_use(), 0, "a block reference was left behind");
             assert_eq!(blocks[0].occupied_slots(), 0, "a slot count left behind");
         }

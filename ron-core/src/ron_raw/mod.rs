@@ -34,7 +34,7 @@
 //!
 //! | phase | what the waiter does | how long | what ends it |
 //! |---|---|---|---|
-//! | fast path | one CAS `FREE -> LOCKED` | once | success, or on to the unregistered looks (or a shared round) |
+//! | fast path (`acquire_fast`) | one CAS `FREE -> LOCKED` | once | success, or on to the unregistered looks (or a shared round) |
 //! | shared round (`wait_shared_round`) | when its thread's last yield showed the CPU shared, or more threads wait for this `RonRaw` than there are CPUs: 10 TTAS looks (3 short spins, then yields), never registered, then *parks* (below) | every round while the CPU looks shared | taking the lock (free, or a stale handover) |
 //! | unregistered looks (`look_unregistered`) | TTAS looks at the lock word, backoff doubling up to [`UNREGISTERED_PAUSE_MAX`] pauses | [`UNREGISTERED_LOOKS`] looks, first round only; none when waiters are already registered (a `RonRaw` with a block, a `RonInline` with a marked slot) | taking the lock (free, or a stale handover); on to the registered wait at once when it sees a handover in the word, else after its looks |
 //! | registered wait (`wait_registered`) | registers in its slot (a `RonRaw` enters its lock's pooled block, claiming one if the lock has none, and keeps it until it gets the lock), spins on the slot's doorbell and looks at the lock word only once right after registering, whenever the doorbell rings, and once at the end of the round (so each acquisition's two writes of the word do not send every waiter a miss; the look after registering catches a release that scanned just before it registered). When the doorbell rings it first tries the handover the releaser noted beside the doorbell (one CAS, no load of the word); with slot-mates, only the one that clears the doorbell first looks | the thread's last round's budget (its first: [`REGISTERED_SPINS`] spins), adapted between [`REGISTERED_SPINS_MIN`] and [`REGISTERED_SPINS_MAX`] | taking a handover to its slot (at once), a free lock, or a stale handover; else leaves the slot, looks once more, on to yield or park |
@@ -378,6 +378,11 @@ pub mod with_pool {
         // SAFETY: the caller's contract is `release`'s.
         unsafe { lock.release_in_pool(pool, token) }
     }
+
+    /// Whether `lock` holds a block of its pool now (a snapshot).
+    pub fn has_block(lock: &RonRaw) -> bool {
+        lock.has_block()
+    }
 }
 
 impl RonRaw {
@@ -391,7 +396,7 @@ impl RonRaw {
     /// Acquires the lock; a contended waiter waits in its slot from the CPU hint.
     #[inline]
     pub fn acquire(&self) -> PlaceToken {
-        if self.word.lock_fast() {
+        if self.word.acquire_fast() {
             return PlaceToken::NONE;
         }
         self.acquire_contended()
@@ -441,7 +446,7 @@ impl RonRaw {
     #[inline]
     pub(crate) fn try_acquire_in_pool(&self, pool: &Pool<'_>) -> Option<PlaceToken> {
         self.word
-            .try_lock(|t| self.slot_empty(pool, t))
+            .try_acquire(|t| self.slot_empty(pool, t))
             .then_some(PlaceToken::NONE)
     }
 
@@ -456,7 +461,7 @@ impl RonRaw {
     /// See [`try_acquire_in_while`](Self::try_acquire_in_while).
     #[cfg(feature = "std")]
     pub fn try_acquire_until(&self, deadline: crate::timed::Deadline) -> Option<PlaceToken> {
-        if self.word.lock_fast() {
+        if self.word.acquire_fast() {
             return Some(PlaceToken::NONE);
         }
         let s = slot_hint_of(pool::active_slots());
@@ -599,9 +604,10 @@ impl RonRaw {
         self.word.is_held(|t| self.slot_empty(pool::global(), t))
     }
 
-    /// Whether the lock holds a block of the pool now (a snapshot, for tests).
-    #[doc(hidden)]
-    pub fn has_block(&self) -> bool {
+    /// Whether the lock holds a block of the pool now (a snapshot, for the
+    /// tests and the loom models).
+    #[cfg(any(test, loom))]
+    fn has_block(&self) -> bool {
         self.block.load(Ordering::Relaxed) != 0 // a snapshot by contract
     }
 }

@@ -125,7 +125,7 @@ impl Word {
 
     /// The fast path: `FREE -> LOCKED` with a weak CAS.
     #[inline]
-    pub(crate) fn lock_fast(&self) -> bool {
+    pub(crate) fn acquire_fast(&self) -> bool {
         // Acquire: pairs with the Release store of FREE in `release`.
         let ok = self
             .state
@@ -137,12 +137,12 @@ impl Word {
         ok
     }
 
-    /// `FREE -> LOCKED` with a strong CAS (`try_lock`), or an orphaned
+    /// `FREE -> LOCKED` with a strong CAS (`try_acquire`), or an orphaned
     /// handover taken: `HANDED(t, _) -> LOCKED` when `slot_empty(t)` says
     /// slot `t` has no registered waiter (its last waiter gave up after
     /// the releaser chose it; see [`orphaned`]).
     #[inline]
-    pub(crate) fn try_lock(&self, slot_empty: impl FnOnce(usize) -> bool) -> bool {
+    pub(crate) fn try_acquire(&self, slot_empty: impl FnOnce(usize) -> bool) -> bool {
         // Acquire: pairs with the Release store of FREE in `release`.
         match self
             .state
@@ -170,7 +170,7 @@ impl Word {
 
     /// Whether the lock is held or handed over to a slot with a registered
     /// waiter (a momentary snapshot; an orphaned handover counts as free,
-    /// since [`try_lock`](Self::try_lock) takes it).
+    /// since [`try_acquire`](Self::try_acquire) takes it).
     #[inline]
     pub(crate) fn is_held(&self, slot_empty: impl FnOnce(usize) -> bool) -> bool {
         let word = self.state.load(Ordering::Relaxed); // a snapshot by contract
