@@ -350,7 +350,18 @@ impl Word {
     ) -> Option<PlaceToken> {
         // Leaves the lock's watch (if this waiter takes it) when dropped:
         // on every return, and if `keep_waiting` unwinds.
-        let mut waiter = Waiter::new(self, rooms, s, ask_every, keep_waiting, limit);
+        let mut waiter = Waiter {
+            word: self,
+            rooms,
+            s,
+            ask_every,
+            keep_waiting,
+            limit,
+            parking: Parking::new(rooms.key()),
+            clock: WaitClock::new(),
+            watch: Watch::new(),
+            spins: first_budget(),
+        };
         // The room held across rounds (dropped before the waiter's watch).
         let mut room = None;
         let mut first_round = true;
@@ -439,28 +450,6 @@ struct Waiter<'a, const S: usize, R: Rooms<S>, K: FnMut() -> bool> {
 }
 
 impl<'a, const S: usize, R: Rooms<S>, K: FnMut() -> bool> Waiter<'a, S, R, K> {
-    fn new(
-        word: &'a Word,
-        rooms: &'a R,
-        s: usize,
-        ask_every: u32,
-        keep_waiting: K,
-        limit: SleepLimit,
-    ) -> Self {
-        Waiter {
-            word,
-            rooms,
-            s,
-            ask_every,
-            keep_waiting,
-            limit,
-            parking: Parking::new(rooms.key()),
-            clock: WaitClock::new(),
-            watch: Watch::new(),
-            spins: first_budget(),
-        }
-    }
-
     /// One round: a shared round when the CPU looks shared; otherwise the
     /// unregistered looks (first round only), a registered wait (or an
     /// unregistered round when no room is to be had), then a yield or a
