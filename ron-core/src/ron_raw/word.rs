@@ -605,23 +605,7 @@ impl<'a, const S: usize, R: Rooms<S>, K: FnMut() -> bool> Waiter<'a, S, R, K> {
                 spin_loop();
                 i += 1;
             }
-            // `keep_waiting` is user code: if it panics, leave the slot
-            // before unwinding (the room, a block's reference, drops on
-            // its own).
-            let leave = OnUnwind::new(|| room.unregister::<true>(s));
-            let go_on = (self.keep_waiting)();
-            leave.disarm();
-            if !go_on {
-                // Leave, and take a handover to our slot that raced with
-                // leaving (see `Word::acquire_slow_while`).
-                room.unregister::<true>(s);
-                if self.word.look(s, true, Some(room), &mut self.watch) {
-                    crate::coverage::hit!("ron_raw.give_up_raced_handover");
-                    return ControlFlow::Break(Some(PlaceToken::at(s)));
-                }
-                crate::coverage::hit!("ron_raw.give_up_registered");
-                return ControlFlow::Break(None);
-            }
+            self.ask_registered(room)?;
             if looks_due > 0 {
                 continue;
             }
@@ -649,6 +633,28 @@ impl<'a, const S: usize, R: Rooms<S>, K: FnMut() -> bool> Waiter<'a, S, R, K> {
             return ControlFlow::Break(Some(PlaceToken::at(s)));
         }
         ControlFlow::Continue(())
+    }
+
+    /// Asks `keep_waiting` while registered in `room`. On a no, leaves the
+    /// slot and takes a handover to it that raced with leaving (see
+    /// `Word::acquire_slow_while`).
+    fn ask_registered(&mut self, room: &SlotTable<S>) -> Phase {
+        let s = self.s;
+        // `keep_waiting` is user code: if it panics, leave the slot before
+        // unwinding (the room, a block's reference, drops on its own).
+        let leave = OnUnwind::new(|| room.unregister::<true>(s));
+        let go_on = (self.keep_waiting)();
+        leave.disarm();
+        if go_on {
+            return ControlFlow::Continue(());
+        }
+        room.unregister::<true>(s);
+        if self.word.look(s, true, Some(room), &mut self.watch) {
+            crate::coverage::hit!("ron_raw.give_up_raced_handover");
+            return ControlFlow::Break(Some(PlaceToken::at(s)));
+        }
+        crate::coverage::hit!("ron_raw.give_up_registered");
+        ControlFlow::Break(None)
     }
 
     /// Unregistered round, when no room is to be had (pool exhausted):
