@@ -348,8 +348,8 @@ impl Word {
         keep_waiting: impl FnMut() -> bool,
         limit: SleepLimit,
     ) -> Option<PlaceToken> {
-        // Leaves the lock's watch (if this waiter takes it) when dropped:
-        // on every return, and if `keep_waiting` unwinds.
+        // Its `parking` leaves the lock's watch (if this waiter takes it)
+        // when dropped: on every return, and if `keep_waiting` unwinds.
         let mut waiter = Waiter {
             word: self,
             rooms,
@@ -362,7 +362,8 @@ impl Word {
             watch: Watch::new(),
             spins: first_budget(),
         };
-        // The room held across rounds (dropped before the waiter's watch).
+        // The room held across rounds (declared after `waiter`, so dropped
+        // first: the block reference goes before the watch is left).
         let mut room = None;
         let mut first_round = true;
         loop {
