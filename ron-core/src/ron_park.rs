@@ -163,6 +163,8 @@
 //! assert_eq!(*m.lock(), 8000);
 //! ```
 
+use core::ops::ControlFlow;
+
 use crossbeam_utils::CachePadded;
 
 use crate::futex;
@@ -354,95 +356,141 @@ impl<const S: usize> RonPark<S> {
                 .is_ok()
     }
 
+    /// The contended acquisition: rounds of a spin, then a park (module
+    /// docs), until the lock is ours or `deadline` passes.
     #[cold]
     fn acquire_slow(&self, s: usize, deadline: Deadline) -> Option<PlaceToken> {
-        let slot = &self.slots[s];
         // When this acquisition first went to sleep (for `HUNGER_AFTER`).
         let mut parked_at: Option<Instant> = None;
         loop {
-            // Spin phase. Relaxed: the budget is a tuning hint, no data.
-            let budget = self.spin.load(Ordering::Relaxed);
-            for look in 0..budget {
-                if self.try_take() {
-                    // Relaxed: as above.
-                    self.spin
-                        .store((budget.saturating_mul(2)).min(SPIN_MAX), Ordering::Relaxed);
-                    return Some(PlaceToken::at(s));
-                }
-                // Only the long pauses check the clock (the first ones are
-                // short); nothing is registered yet.
-                if look >= CLOCK_LOOKS && deadline.expired() {
-                    return None;
-                }
-                pause(look);
-            }
-            // Park phase: spinning did not pay; spin less next time.
-            self.spin
-                .store((budget / 2).max(SPIN_MIN), Ordering::Relaxed); // as above
-            // The epoch is read *before* the slot shows us as a sleeper: a
-            // release whose scan sees our `sleepers` increment may bump
-            // this slot's epoch at once, even before our `state` RMW, and
-            // that bump must wake us (it is the one wake-up in flight).
-            // Relaxed: ordered before the increment's Release below.
-            let epoch = slot.epoch.load(Ordering::Relaxed);
-            // mutants: a load-buffering pair with `wake_next`'s Acquire
-            // load, which neither loom nor Miri explores; the order of the
-            // two accesses is what `tests/shuttle.rs` (ron_park) checks.
-            // Release: pairs with the scan's Acquire load in `wake_next`,
-            // so a release that sees this increment bumps `epoch` after our
-            // read above happened, and coherence keeps the bump out of it.
-            slot.sleepers.fetch_add(1, Ordering::Release);
-            // AcqRel: its Release half heads the release sequence through
-            // which a release's claim of WAKING (an Acquire RMW) sees our
-            // `sleepers` increment; Acquire orders us after earlier unparks.
-            self.word.state.fetch_add(PARKED, Ordering::AcqRel);
-            // The Dekker check against the release (module docs): after our
-            // registration, a look at the lock word. Either we see it free,
-            // or the release that frees it sees us registered.
-            futex::heavy_fence();
-            // Relaxed: ordered after the registration by the fence above;
-            // `try_take` has the Acquire.
-            let free = self.word.lock.load(Ordering::Relaxed) == 0;
-            if free || deadline.expired() {
-                // The lock was free after we registered (or we give up):
-                // do not sleep.
-                let got = self.try_take();
-                let leaving = !got && deadline.expired();
-                self.unpark(s, leaving);
-                if got {
-                    crate::coverage::hit!("ron_park.registered_takes");
-                    return Some(PlaceToken::at(s));
-                }
-                if leaving {
-                    return None;
-                }
-                continue;
-            }
-            crate::coverage::hit!("ron_park.sleeps");
-            let parked_at = *parked_at.get_or_insert_with(Instant::now);
-            futex::wait(&slot.epoch, epoch, deadline);
-            // Still registered: while we look, `WAKING` (set by the release
-            // that woke us) stays set, so further releases wake nobody; we
-            // are the one wake-up in flight until our unpark below.
-            self.spin_registered(budget, deadline);
-            let got = self.try_take();
-            let leaving = !got && deadline.expired();
-            if !got && !leaving && parked_at.elapsed() >= HUNGER_AFTER && self.starve() {
-                // Still registered, and awake until the lock is ours or
-                // the deadline passes: the next release hands it over.
-                let got = self.wait_hand_over(deadline);
-                self.unpark(s, !got);
-                return got.then_some(PlaceToken::at(s));
-            }
-            self.unpark(s, leaving);
-            if got {
-                return Some(PlaceToken::at(s));
-            }
-            if leaving {
-                crate::coverage::hit!("ron_park.timed_out");
-                return None;
+            let budget = match self.spin_round(deadline) {
+                ControlFlow::Continue(budget) => budget,
+                ControlFlow::Break(got) => return got.then_some(PlaceToken::at(s)),
+            };
+            if let ControlFlow::Break(got) = self.park_round(s, budget, deadline, &mut parked_at) {
+                return got;
             }
         }
+    }
+
+    /// Spin phase: looks (with growing pauses) for up to the lock's spin
+    /// budget, unregistered. `Break(true)`: the lock is ours (the budget
+    /// doubles); `Break(false)`: the deadline passed; `Continue(budget)`:
+    /// on to the park phase.
+    fn spin_round(&self, deadline: Deadline) -> ControlFlow<bool, u32> {
+        // Relaxed: the budget is a tuning hint, no data.
+        let budget = self.spin.load(Ordering::Relaxed);
+        for look in 0..budget {
+            if self.try_take() {
+                // Relaxed: as above.
+                self.spin
+                    .store((budget.saturating_mul(2)).min(SPIN_MAX), Ordering::Relaxed);
+                return ControlFlow::Break(true);
+            }
+            // Only the long pauses check the clock (the first ones are
+            // short); nothing is registered yet.
+            if look >= CLOCK_LOOKS && deadline.expired() {
+                return ControlFlow::Break(false);
+            }
+            pause(look);
+        }
+        ControlFlow::Continue(budget)
+    }
+
+    /// Park phase: registers as a sleeper of slot `s`, looks at the lock
+    /// word once more (the Dekker check), sleeps, then takes the lock, has
+    /// it handed over (starving) or goes round again. `Break(Some(_))`:
+    /// the lock is ours; `Break(None)`: the deadline passed; `Continue`: a
+    /// new round.
+    fn park_round(
+        &self,
+        s: usize,
+        budget: u32,
+        deadline: Deadline,
+        parked_at: &mut Option<Instant>,
+    ) -> ControlFlow<Option<PlaceToken>> {
+        let slot = &self.slots[s];
+        // Spinning did not pay; spin less next time.
+        self.spin
+            .store((budget / 2).max(SPIN_MIN), Ordering::Relaxed); // as above
+        // The epoch is read *before* the slot shows us as a sleeper: a
+        // release whose scan sees our `sleepers` increment may bump
+        // this slot's epoch at once, even before our `state` RMW, and
+        // that bump must wake us (it is the one wake-up in flight).
+        // Relaxed: ordered before the increment's Release below.
+        let epoch = slot.epoch.load(Ordering::Relaxed);
+        // mutants: a load-buffering pair with `wake_next`'s Acquire
+        // load, which neither loom nor Miri explores; the order of the
+        // two accesses is what `tests/shuttle.rs` (ron_park) checks.
+        // Release: pairs with the scan's Acquire load in `wake_next`,
+        // so a release that sees this increment bumps `epoch` after our
+        // read above happened, and coherence keeps the bump out of it.
+        slot.sleepers.fetch_add(1, Ordering::Release);
+        // AcqRel: its Release half heads the release sequence through
+        // which a release's claim of WAKING (an Acquire RMW) sees our
+        // `sleepers` increment; Acquire orders us after earlier unparks.
+        self.word.state.fetch_add(PARKED, Ordering::AcqRel);
+        // The Dekker check against the release (module docs): after our
+        // registration, a look at the lock word. Either we see it free,
+        // or the release that frees it sees us registered.
+        futex::heavy_fence();
+        // Relaxed: ordered after the registration by the fence above;
+        // `try_take` has the Acquire.
+        let free = self.word.lock.load(Ordering::Relaxed) == 0;
+        if free || deadline.expired() {
+            // The lock was free after we registered (or we give up):
+            // do not sleep.
+            let got = self.try_take();
+            let leaving = !got && deadline.expired();
+            self.unpark(s, leaving);
+            if got {
+                crate::coverage::hit!("ron_park.registered_takes");
+                return ControlFlow::Break(Some(PlaceToken::at(s)));
+            }
+            if leaving {
+                return ControlFlow::Break(None);
+            }
+            return ControlFlow::Continue(());
+        }
+        crate::coverage::hit!("ron_park.sleeps");
+        let parked_at = *parked_at.get_or_insert_with(Instant::now);
+        futex::wait(&slot.epoch, epoch, deadline);
+        self.after_wake(s, budget, deadline, parked_at)
+    }
+
+    /// A sleeper of slot `s` woken (or its deadline passed): still
+    /// registered, it looks for the lock, and a waiter that has slept
+    /// since `parked_at` for [`HUNGER_AFTER`] starves (asks for a
+    /// handover). As [`park_round`](Self::park_round) for the result.
+    fn after_wake(
+        &self,
+        s: usize,
+        budget: u32,
+        deadline: Deadline,
+        parked_at: Instant,
+    ) -> ControlFlow<Option<PlaceToken>> {
+        // Still registered: while we look, `WAKING` (set by the release
+        // that woke us) stays set, so further releases wake nobody; we
+        // are the one wake-up in flight until our unpark below.
+        self.spin_registered(budget, deadline);
+        let got = self.try_take();
+        let leaving = !got && deadline.expired();
+        if !got && !leaving && parked_at.elapsed() >= HUNGER_AFTER && self.starve() {
+            // Still registered, and awake until the lock is ours or
+            // the deadline passes: the next release hands it over.
+            let got = self.wait_hand_over(deadline);
+            self.unpark(s, !got);
+            return ControlFlow::Break(got.then_some(PlaceToken::at(s)));
+        }
+        self.unpark(s, leaving);
+        if got {
+            return ControlFlow::Break(Some(PlaceToken::at(s)));
+        }
+        if leaving {
+            crate::coverage::hit!("ron_park.timed_out");
+            return ControlFlow::Break(None);
+        }
+        ControlFlow::Continue(())
     }
 
     /// Sets `HUNGRY` if no other waiter starves (`HUNGRY` and `HANDOFF`

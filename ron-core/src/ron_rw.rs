@@ -207,8 +207,17 @@ impl RonRw {
     }
 
     /// Whether a writer holds the lock or is draining readers (a snapshot).
-    pub fn is_held_exclusive(&self) -> bool {
+    pub fn is_write_held(&self) -> bool {
         self.state.load(Ordering::Relaxed) & PRES != 0 // a snapshot
+    }
+
+    /// The former name of [`is_write_held`](Self::is_write_held).
+    #[deprecated(
+        since = "0.1.0",
+        note = "use `is_write_held`: the inherent API names modes read and write"
+    )]
+    pub fn is_held_exclusive(&self) -> bool {
+        self.is_write_held()
     }
 
     /// Whether the lock is biased towards readers (they use the table).
@@ -252,15 +261,23 @@ impl RonRw {
     #[inline]
     pub fn try_read(&self) -> Option<ReadToken> {
         // Relaxed: a first guess for the CAS.
-        let mut s = self.state.load(Ordering::Relaxed);
+        let s = self.state.load(Ordering::Relaxed);
         if s & (BIAS | PRES) == BIAS
             && let Some(t) = self.read_table(reader_group())
         {
             return Some(t);
         }
+        self.try_read_central(s).then_some(ReadToken::CENTRAL)
+    }
+
+    /// Counts a reader in centrally unless a writer holds the lock or
+    /// drains readers, starting from `s`, a guess of the state; whether it
+    /// did.
+    #[inline]
+    fn try_read_central(&self, mut s: u64) -> bool {
         loop {
             if s & PRES != 0 {
-                return None;
+                return false;
             }
             // Acquire: pairs with the last writer's Release unlock.
             match self.state.compare_exchange_weak(
@@ -269,7 +286,7 @@ impl RonRw {
                 Ordering::Acquire,
                 Ordering::Relaxed,
             ) {
-                Ok(_) => return Some(ReadToken::CENTRAL),
+                Ok(_) => return true,
                 Err(cur) => s = cur,
             }
         }
@@ -968,7 +985,7 @@ unsafe impl lock_api::RawRwLock for RonRw {
 
     #[inline]
     fn is_locked_exclusive(&self) -> bool {
-        self.is_held_exclusive()
+        self.is_write_held()
     }
 }
 
@@ -1110,22 +1127,7 @@ mod api04 {
 
         fn try_lock_shared(&self) -> bool {
             // Relaxed: a first guess for the CAS.
-            let mut s = self.state.load(Ordering::Relaxed);
-            loop {
-                if s & PRES != 0 {
-                    return false;
-                }
-                // Acquire: pairs with the last writer's Release unlock.
-                match self.state.compare_exchange_weak(
-                    s,
-                    s.wrapping_add(RIN),
-                    Ordering::Acquire,
-                    Ordering::Relaxed,
-                ) {
-                    Ok(_) => return true,
-                    Err(cur) => s = cur,
-                }
-            }
+            self.try_read_central(self.state.load(Ordering::Relaxed))
         }
 
         unsafe fn unlock_shared(&self) {
@@ -1151,7 +1153,7 @@ mod api04 {
         }
 
         fn is_locked_exclusive(&self) -> bool {
-            self.is_held_exclusive()
+            self.is_write_held()
         }
     }
 

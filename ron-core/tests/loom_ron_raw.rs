@@ -189,7 +189,7 @@ fn takeover_after_patience() {
     );
 }
 
-/// A waiter runs out of its registered spins (`PHASE_B_LOOKS` = 2 under
+/// A waiter runs out of its registered spins (`REGISTERED_SPINS` = 2 under
 /// loom) while the holder yields inside: it leaves its slot, yields, and
 /// registers again for a second round, which then gets the handover.
 #[test]
@@ -315,8 +315,8 @@ fn arrival_joins_early_on_handover() {
     );
 }
 
-/// Parking (under loom every phase C parks): two waiters run out of their
-/// registered round while the holder yields inside; the first takes the
+/// Parking (under loom every round ends in a park): two waiters run out of
+/// their registered round while the holder yields inside; the first takes the
 /// lock's watch and stays awake, the second sleeps on the bucket's futex
 /// (a poll of its epoch under loom: a lost wake-up is a waiter that polls
 /// forever, which fails the model). When the watcher gets the lock it
@@ -430,7 +430,10 @@ impl Pooled {
                     ron_raw::with_pool::try_acquire(&w.locks[l], w.pool).is_some(),
                     "lock {l} left held"
                 );
-                assert!(!w.locks[l].has_block(), "lock {l} kept its block");
+                assert!(
+                    !ron_raw::with_pool::has_block(&w.locks[l]),
+                    "lock {l} kept its block"
+                );
             }
             assert_eq!(w.pool.in_use(), 0, "a block was not returned");
             for b in blocks {
@@ -676,7 +679,10 @@ fn give_up_model(name: &str, pooled: bool, patience: usize, must: &[&str]) {
         // SAFETY: every other thread joined.
         assert_eq!(cell.with(|c| unsafe { *c }), 2 + got);
         if pooled {
-            assert!(!raw.0.has_block(), "the lock kept its block");
+            assert!(
+                !ron_raw::with_pool::has_block(&raw.0),
+                "the lock kept its block"
+            );
             assert_eq!(pool.in_use(), 0, "a block reference was left behind");
             assert_eq!(blocks[0].occupied_slots(), 0, "a slot count left behind");
         }
@@ -724,7 +730,7 @@ fn give_up_races_handover_pooled() {
     );
 }
 
-/// A waiter that gives up at once (phase A, unregistered) leaves nothing.
+/// A waiter that gives up at once (in its unregistered looks) leaves nothing.
 #[test]
 fn give_up_unregistered() {
     give_up_model("give_up_unregistered", true, 1, &["ron_raw.give_up"]);

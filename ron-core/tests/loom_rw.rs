@@ -217,7 +217,7 @@ fn rebias_after_write() {
             let b = {
                 let s = s.clone();
                 thread::spawn(move || {
-                    while !(s.lock.phase_parity() && !s.lock.is_held_exclusive()) {
+                    while !(s.lock.phase_parity() && !s.lock.is_write_held()) {
                         thread::yield_now();
                     }
                     while !s.lock.bias_now() {

@@ -20,7 +20,7 @@
 use std::cell::Cell;
 use std::sync::Once;
 
-use crate::workload::RunStats;
+use crate::run_stats::RunStats;
 
 /// Where every run's lock and data lines live: far from where Linux places
 /// the heap, libraries and ordinary mappings on 64-bit targets.

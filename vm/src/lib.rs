@@ -18,6 +18,7 @@ pub mod locks;
 pub mod machine;
 pub mod one_counter_rw;
 pub mod report;
+mod run_stats;
 pub mod rw;
 pub mod workload;
 

@@ -70,7 +70,7 @@ impl<const S: usize> RonInline<S> {
     /// Acquires the lock; a contended waiter waits in its slot from the CPU hint.
     #[inline]
     pub fn acquire(&self) -> PlaceToken {
-        if self.head.word.lock_fast() {
+        if self.head.word.acquire_fast() {
             return PlaceToken::NONE;
         }
         self.acquire_contended()
@@ -98,7 +98,7 @@ impl<const S: usize> RonInline<S> {
     pub fn try_acquire(&self) -> Option<PlaceToken> {
         self.head
             .word
-            .try_lock(|t| self.slots.slot_empty(t % S))
+            .try_acquire(|t| self.slots.slot_empty(t % S))
             .then_some(PlaceToken::NONE)
     }
 
@@ -106,7 +106,7 @@ impl<const S: usize> RonInline<S> {
     /// slot (from the CPU hint); `None` only once the deadline has passed.
     #[cfg(feature = "std")]
     pub fn try_acquire_until(&self, deadline: crate::timed::Deadline) -> Option<PlaceToken> {
-        if self.head.word.lock_fast() {
+        if self.head.word.acquire_fast() {
             return Some(PlaceToken::NONE);
         }
         self.head

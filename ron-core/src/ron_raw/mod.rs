@@ -30,15 +30,17 @@
 //!    handover to a thread the scheduler may not run for milliseconds).
 //!
 //! ## Waiting phases
+//! One function of `word.rs` a phase, named in the first column.
+//!
 //! | phase | what the waiter does | how long | what ends it |
 //! |---|---|---|---|
-//! | fast path | one CAS `FREE -> LOCKED` | once | success, or on to A (or S) |
-//! | S: shared CPU | when its thread's last yield showed the CPU shared, or more threads wait for this `RonRaw` than there are CPUs: 10 TTAS looks (3 short spins, then yields), never registered, then *parks* (below) | every round while the CPU looks shared | taking the lock (free, or a stale handover) |
-//! | A: unregistered spin | TTAS looks at the lock word, backoff doubling up to [`PHASE_A_PAUSE_MAX`] pauses | [`PHASE_A_LOOKS`] looks, first round only; none when waiters are already registered (a `RonRaw` with a block, a `RonInline` with a marked slot) | taking the lock (free, or a stale handover); on to B at once when it sees a handover in the word, else after its looks |
-//! | B: registered spin | registers in its slot (a `RonRaw` enters its lock's pooled block, claiming one if the lock has none, and keeps it until it gets the lock), spins on the slot's doorbell and looks at the lock word only once right after registering, whenever the doorbell rings, and once at the end of the round (so each acquisition's two writes of the word do not send every waiter a miss; the look after registering catches a release that scanned just before it registered). When the doorbell rings it first tries the handover the releaser noted beside the doorbell (one CAS, no load of the word); with slot-mates, only the one that clears the doorbell first looks | the thread's last round's budget (its first: [`PHASE_B_LOOKS`] spins), adapted between [`PHASE_B_MIN`] and [`PHASE_B_MAX`] | taking a handover to its slot (at once), a free lock, or a stale handover; else leaves the slot, looks once more, on to C |
-//! | B': unregistered round | when no block is to be had (pool exhausted): TTAS looks every 8 spins | as B | as B |
-//! | C: yield, or park | once the wait has lasted [`PARK_AFTER_NS`] (and in phase S), *parks*: sleeps on a futex (with its deadline, if timed) while another waiter of the lock keeps its *watch*, else takes the watch; otherwise (and as the watcher) gives the CPU away: a yield back within [`QUICK_YIELD_NS`] (nobody else runnable) doubles the next B, a slow one quarters it and marks the CPU shared | one `sched_yield` (without `std`: a short backoff), or a sleep until woken | a new round (B, or S on a shared CPU) |
-//! | give-up (timed) | leaves its slot, takes a handover to its slot that raced with leaving, drops its block reference, leaves the watch (waking a sleeper if it was the last watcher) | when `keep_waiting` (a deadline) says no, asked after every failed look and after a sleep | returns `None` (or the lock, if the last look took it) |
+//! | fast path (`acquire_fast`) | one CAS `FREE -> LOCKED` | once | success, or on to the unregistered looks (or a shared round) |
+//! | shared round (`wait_shared_round`) | when its thread's last yield showed the CPU shared, or more threads wait for this `RonRaw` than there are CPUs: 10 TTAS looks (3 short spins, then yields), never registered, then *parks* (below) | every round while the CPU looks shared | taking the lock (free, or a stale handover) |
+//! | unregistered looks (`look_unregistered`) | TTAS looks at the lock word, backoff doubling up to [`UNREGISTERED_PAUSE_MAX`] pauses | [`UNREGISTERED_LOOKS`] looks, first round only; none when waiters are already registered (a `RonRaw` with a block, a `RonInline` with a marked slot) | taking the lock (free, or a stale handover); on to the registered wait at once when it sees a handover in the word, else after its looks |
+//! | registered wait (`wait_registered`) | registers in its slot (a `RonRaw` enters its lock's pooled block, claiming one if the lock has none, and keeps it until it gets the lock), spins on the slot's doorbell and looks at the lock word only once right after registering, whenever the doorbell rings, and once at the end of the round (so each acquisition's two writes of the word do not send every waiter a miss; the look after registering catches a release that scanned just before it registered). When the doorbell rings it first tries the handover the releaser noted beside the doorbell (one CAS, no load of the word); with slot-mates, only the one that clears the doorbell first looks | the thread's last round's budget (its first: [`REGISTERED_SPINS`] spins), adapted between [`REGISTERED_SPINS_MIN`] and [`REGISTERED_SPINS_MAX`] | taking a handover to its slot (at once), a free lock, or a stale handover; else leaves the slot, looks once more, on to yield or park |
+//! | unregistered round (`wait_unregistered_round`) | when no block is to be had (pool exhausted): TTAS looks every 8 spins | as the registered wait | as the registered wait |
+//! | yield or park (`yield_or_park`) | once the wait has lasted [`PARK_AFTER_NS`] (and in a shared round), *parks*: sleeps on a futex (with its deadline, if timed) while another waiter of the lock keeps its *watch*, else takes the watch; otherwise (and as the watcher) gives the CPU away: a yield back within [`QUICK_YIELD_NS`] (nobody else runnable) doubles the next registered wait's budget, a slow one quarters it and marks the CPU shared | one `sched_yield` (without `std`: a short backoff), or a sleep until woken | a new round (a registered wait, or a shared round on a shared CPU) |
+//! | give-up (timed; `ask_registered`, `look_or_give_up`) | leaves its slot, takes a handover to its slot that raced with leaving, drops its block reference, leaves the watch (waking a sleeper if it was the last watcher) | when `keep_waiting` (a deadline) says no, asked after every failed look and after a sleep | returns `None` (or the lock, if the last look took it) |
 //!
 //! Under contention with one thread per CPU, the waiters are registered and
 //! the lock travels along the route; at low contention it behaves like a
@@ -102,8 +104,9 @@
 //! waiter is gone the block goes back to the pool, and the next contention
 //! claims a block whose count continues from another history, so a later
 //! handover may repeat a `HANDED` value that a waiter watched before the
-//! block changed (one in phase A or B', which holds no reference, or one
-//! left in a block detached under it), if it saw no other value between
+//! block changed (one in its unregistered looks or an unregistered round,
+//! which holds no reference, or one left in a block detached under it),
+//! if it saw no other value between
 //! its looks: that waiter may then take the new handover over before
 //! [`PATIENCE_NS`] (the new count must match the old in its low 16 bits
 //! and the slot too). An early takeover only costs route order (the
@@ -115,7 +118,7 @@
 //! of their round).
 //! A stale handover (its grantee preempted) is therefore noticed by
 //! waiters of other slots at the end of their round, at most
-//! [`PHASE_B_MAX`] spins later, or at once by unregistered waiters.
+//! [`REGISTERED_SPINS_MAX`] spins later, or at once by unregistered waiters.
 //!
 //! ## Guarantees
 //! * Mutual exclusion under any schedule and any hint (TAS argument above).
@@ -189,7 +192,7 @@
 //! | blocks | [`POOL_BLOCKS`] (256) static | 256 static, then chunks of [`GROW_CHUNK`] (256) allocated as the static ones are all in use, up to [`GROW_CHUNKS`] (15) chunks: [`POOL_MAX_BLOCKS`] = 4096 |
 //! | memory | 2176 bytes a block (16 slots): 557 KiB of zero-initialised static memory, touched only as blocks get used | 32,896 bytes a block (256 slots): 8.0 MiB of zero-initialised static memory, plus 8.0 MiB of zeroed allocation per chunk (at most 128.5 MiB in all, address space rather than resident memory); of a block in use only its first [`active_slots`] slots are touched (on a 2-CPU machine 3 lines, on a 128-CPU one 129 lines, 16 KiB), so resident memory follows the contended locks and the machine's size; chunks are never freed (blocks are type-stable) |
 //! | in use | one block per lock with a registered waiter *at that moment* (a waiter keeps it from its first registration until it gets the lock) | the same |
-//! | exhausted | further waiters wait unregistered on the lock word (TTAS with yields, phase B'): slower handovers, never an error or a hang | the same, once 4096 blocks are in use |
+//! | exhausted | further waiters wait unregistered on the lock word (TTAS with yields: unregistered rounds): slower handovers, never an error or a hang | the same, once 4096 blocks are in use |
 //!
 //! [`set_pool_limit`] caps how many blocks a program uses (allocated
 //! chunks stay allocated; 0: nobody registers).
@@ -239,9 +242,26 @@ pub use pool::{
     set_pool_limit,
 };
 pub use wait::{
-    FAIR_EVERY_NS, FAIR_SLEEP_CROWD, PATIENCE, PATIENCE_NS, PHASE_A_LOOKS, PHASE_A_PAUSE_MAX,
-    PHASE_B_LOOKS, PHASE_B_MAX, PHASE_B_MIN, QUICK_YIELD_NS, WATCH_HORIZON_NS,
+    FAIR_EVERY_NS, FAIR_SLEEP_CROWD, PATIENCE, PATIENCE_NS, QUICK_YIELD_NS, REGISTERED_SPINS,
+    REGISTERED_SPINS_MAX, REGISTERED_SPINS_MIN, UNREGISTERED_LOOKS, UNREGISTERED_PAUSE_MAX,
+    WATCH_HORIZON_NS,
 };
+
+/// Old name of [`UNREGISTERED_LOOKS`].
+#[deprecated(since = "0.1.0", note = "renamed `UNREGISTERED_LOOKS`")]
+pub const PHASE_A_LOOKS: u32 = UNREGISTERED_LOOKS;
+/// Old name of [`UNREGISTERED_PAUSE_MAX`].
+#[deprecated(since = "0.1.0", note = "renamed `UNREGISTERED_PAUSE_MAX`")]
+pub const PHASE_A_PAUSE_MAX: u32 = UNREGISTERED_PAUSE_MAX;
+/// Old name of [`REGISTERED_SPINS`].
+#[deprecated(since = "0.1.0", note = "renamed `REGISTERED_SPINS`")]
+pub const PHASE_B_LOOKS: u32 = REGISTERED_SPINS;
+/// Old name of [`REGISTERED_SPINS_MIN`].
+#[deprecated(since = "0.1.0", note = "renamed `REGISTERED_SPINS_MIN`")]
+pub const PHASE_B_MIN: u32 = REGISTERED_SPINS_MIN;
+/// Old name of [`REGISTERED_SPINS_MAX`].
+#[deprecated(since = "0.1.0", note = "renamed `REGISTERED_SPINS_MAX`")]
+pub const PHASE_B_MAX: u32 = REGISTERED_SPINS_MAX;
 
 use encoding::FREE;
 use pool::BlockRef;
@@ -358,6 +378,11 @@ pub mod with_pool {
         // SAFETY: the caller's contract is `release`'s.
         unsafe { lock.release_in_pool(pool, token) }
     }
+
+    /// Whether `lock` holds a block of its pool now (a snapshot).
+    pub fn has_block(lock: &RonRaw) -> bool {
+        lock.has_block()
+    }
 }
 
 impl RonRaw {
@@ -371,7 +396,7 @@ impl RonRaw {
     /// Acquires the lock; a contended waiter waits in its slot from the CPU hint.
     #[inline]
     pub fn acquire(&self) -> PlaceToken {
-        if self.word.lock_fast() {
+        if self.word.acquire_fast() {
             return PlaceToken::NONE;
         }
         self.acquire_contended()
@@ -421,7 +446,7 @@ impl RonRaw {
     #[inline]
     pub(crate) fn try_acquire_in_pool(&self, pool: &Pool<'_>) -> Option<PlaceToken> {
         self.word
-            .try_lock(|t| self.slot_empty(pool, t))
+            .try_acquire(|t| self.slot_empty(pool, t))
             .then_some(PlaceToken::NONE)
     }
 
@@ -436,7 +461,7 @@ impl RonRaw {
     /// See [`try_acquire_in_while`](Self::try_acquire_in_while).
     #[cfg(feature = "std")]
     pub fn try_acquire_until(&self, deadline: crate::timed::Deadline) -> Option<PlaceToken> {
-        if self.word.lock_fast() {
+        if self.word.acquire_fast() {
             return Some(PlaceToken::NONE);
         }
         let s = slot_hint_of(pool::active_slots());
@@ -579,9 +604,10 @@ impl RonRaw {
         self.word.is_held(|t| self.slot_empty(pool::global(), t))
     }
 
-    /// Whether the lock holds a block of the pool now (a snapshot, for tests).
-    #[doc(hidden)]
-    pub fn has_block(&self) -> bool {
+    /// Whether the lock holds a block of the pool now (a snapshot, for the
+    /// tests and the loom models).
+    #[cfg(any(test, loom))]
+    fn has_block(&self) -> bool {
         self.block.load(Ordering::Relaxed) != 0 // a snapshot by contract
     }
 }

@@ -9,23 +9,24 @@ use crate::sync::spin_loop;
 
 /// Looks a waiter spends unregistered (TTAS) before it registers.
 #[cfg(not(loom))]
-pub const PHASE_A_LOOKS: u32 = 64;
+pub const UNREGISTERED_LOOKS: u32 = 64;
 /// Looks a waiter spends unregistered (TTAS) before it registers.
 #[cfg(loom)]
-pub const PHASE_A_LOOKS: u32 = 1;
-/// Longest backoff (pauses between two looks) of the unregistered phase.
-pub const PHASE_A_PAUSE_MAX: u32 = 16;
+pub const UNREGISTERED_LOOKS: u32 = 1;
+/// Longest backoff (pauses between two looks) of the unregistered looks.
+pub const UNREGISTERED_PAUSE_MAX: u32 = 16;
 /// Doorbell spins of a registered waiter's first round; later rounds adapt
-/// between [`PHASE_B_MIN`] and [`PHASE_B_MAX`] (see the [module docs](super)).
+/// between [`REGISTERED_SPINS_MIN`] and [`REGISTERED_SPINS_MAX`] (see the
+/// [module docs](super)).
 #[cfg(not(loom))]
-pub const PHASE_B_LOOKS: u32 = 128;
+pub const REGISTERED_SPINS: u32 = 128;
 /// Doorbell spins of a registered waiter's first round.
 #[cfg(loom)]
-pub const PHASE_B_LOOKS: u32 = 2;
+pub const REGISTERED_SPINS: u32 = 2;
 /// Shortest registered spin: used while yields show the CPU is oversubscribed.
-pub const PHASE_B_MIN: u32 = 64;
+pub const REGISTERED_SPINS_MIN: u32 = 64;
 /// Longest registered spin: reached while yields return at once (a CPU each).
-pub const PHASE_B_MAX: u32 = 16384;
+pub const REGISTERED_SPINS_MAX: u32 = 16384;
 /// How often (ns) a thread that frees a `RonRaw` while its waiters are
 /// all off the CPU (they hold the lock's block, none is registered) gives
 /// its CPU away after the release, so that they get to run and take the
@@ -239,15 +240,15 @@ impl Watch {
 #[cfg(all(feature = "std", not(loom), not(shuttle)))]
 crate::sync::thread_local! {
     /// The registered spin budget this thread's last `RonRaw` round ended
-    /// with: its next wait starts there instead of at [`PHASE_B_LOOKS`], so
+    /// with: its next wait starts there instead of at [`REGISTERED_SPINS`], so
     /// a thread that waits long every time (many waiters, one CPU each)
     /// does not climb from a short round through yields and
     /// re-registrations on every acquisition.
-    static BUDGET: core::cell::Cell<u32> = const { core::cell::Cell::new(PHASE_B_LOOKS) };
+    static BUDGET: core::cell::Cell<u32> = const { core::cell::Cell::new(REGISTERED_SPINS) };
 }
 
 /// The registered spin budget to start a wait with: the one this thread's
-/// last round ended with ([`PHASE_B_LOOKS`] at first, and always without
+/// last round ended with ([`REGISTERED_SPINS`] at first, and always without
 /// `std`).
 #[inline]
 pub(crate) fn first_budget() -> u32 {
@@ -257,20 +258,20 @@ pub(crate) fn first_budget() -> u32 {
     }
     #[cfg(not(all(feature = "std", not(loom), not(shuttle))))]
     {
-        PHASE_B_LOOKS
+        REGISTERED_SPINS
     }
 }
 
 /// Yields the CPU and returns the next round's registered spin budget:
-/// doubled (up to [`PHASE_B_MAX`]) when the yield came back within
+/// doubled (up to [`REGISTERED_SPINS_MAX`]) when the yield came back within
 /// [`QUICK_YIELD_NS`] (nobody else was runnable), quartered (down to
-/// [`PHASE_B_MIN`]) when another thread ran meanwhile.
+/// [`REGISTERED_SPINS_MIN`]) when another thread ran meanwhile.
 #[cfg(all(feature = "std", not(loom), not(shuttle)))]
 pub(crate) fn give_cpu_away(spins: u32) -> u32 {
     let next = if yield_cpu() {
-        (spins * 2).min(PHASE_B_MAX)
+        (spins * 2).min(REGISTERED_SPINS_MAX)
     } else {
-        (spins / 4).max(PHASE_B_MIN)
+        (spins / 4).max(REGISTERED_SPINS_MIN)
     };
     BUDGET.with(|b| b.set(next));
     next

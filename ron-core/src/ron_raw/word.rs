@@ -5,12 +5,13 @@
 
 use super::park::{Parked, Parking, SleepLimit, WaitClock, cpus};
 use super::wait::{
-    PHASE_A_LOOKS, PHASE_A_PAUSE_MAX, Watch, cpu_looked_shared, first_budget, give_cpu_away,
-    mark_cpu_shared, yield_cpu,
+    UNREGISTERED_LOOKS, UNREGISTERED_PAUSE_MAX, Watch, cpu_looked_shared, first_budget,
+    give_cpu_away, mark_cpu_shared, yield_cpu,
 };
 use crate::slots::{GRANT, PlaceToken, SlotTable, count};
 use crate::sync::{AtomicU32, Ordering, spin_loop};
 use crate::unwind::OnUnwind;
+use core::ops::ControlFlow;
 
 use super::encoding::{FREE, HANDED, LOCKED, TAG, handed, handed_slot, orphaned};
 
@@ -124,7 +125,7 @@ impl Word {
 
     /// The fast path: `FREE -> LOCKED` with a weak CAS.
     #[inline]
-    pub(crate) fn lock_fast(&self) -> bool {
+    pub(crate) fn acquire_fast(&self) -> bool {
         // Acquire: pairs with the Release store of FREE in `release`.
         let ok = self
             .state
@@ -136,12 +137,12 @@ impl Word {
         ok
     }
 
-    /// `FREE -> LOCKED` with a strong CAS (`try_lock`), or an orphaned
+    /// `FREE -> LOCKED` with a strong CAS (`try_acquire`), or an orphaned
     /// handover taken: `HANDED(t, _) -> LOCKED` when `slot_empty(t)` says
     /// slot `t` has no registered waiter (its last waiter gave up after
     /// the releaser chose it; see [`orphaned`]).
     #[inline]
-    pub(crate) fn try_lock(&self, slot_empty: impl FnOnce(usize) -> bool) -> bool {
+    pub(crate) fn try_acquire(&self, slot_empty: impl FnOnce(usize) -> bool) -> bool {
         // Acquire: pairs with the Release store of FREE in `release`.
         match self
             .state
@@ -169,7 +170,7 @@ impl Word {
 
     /// Whether the lock is held or handed over to a slot with a registered
     /// waiter (a momentary snapshot; an orphaned handover counts as free,
-    /// since [`try_lock`](Self::try_lock) takes it).
+    /// since [`try_acquire`](Self::try_acquire) takes it).
     #[inline]
     pub(crate) fn is_held(&self, slot_empty: impl FnOnce(usize) -> bool) -> bool {
         let word = self.state.load(Ordering::Relaxed); // a snapshot by contract
@@ -280,9 +281,10 @@ impl Word {
         ok
     }
 
-    /// The contended acquisition: phase A unregistered, then rounds of
-    /// phase B registered in a room from `rooms` (or unregistered when
-    /// there is none), each followed by a yield.
+    /// The contended acquisition: the waiting phases of the
+    /// [module docs](super) (unregistered looks, then rounds of a
+    /// registered wait in a room from `rooms`, or an unregistered round
+    /// when there is none, each followed by a yield or a park).
     #[cold]
     pub(crate) fn acquire_slow<const S: usize, R: Rooms<S>>(
         &self,
@@ -343,225 +345,32 @@ impl Word {
         rooms: &R,
         s: usize,
         ask_every: u32,
-        mut keep_waiting: impl FnMut() -> bool,
+        keep_waiting: impl FnMut() -> bool,
         limit: SleepLimit,
     ) -> Option<PlaceToken> {
-        // Leaves the lock's watch (if this waiter takes it) when dropped:
-        // on every return, and if `keep_waiting` unwinds.
-        let mut parking = Parking::new(rooms.key());
-        let mut clock = WaitClock::new();
-        let mut watch = Watch::new();
+        // Its `parking` leaves the lock's watch (if this waiter takes it)
+        // when dropped: on every return, and if `keep_waiting` unwinds.
+        let mut waiter = Waiter {
+            word: self,
+            rooms,
+            s,
+            ask_every,
+            keep_waiting,
+            limit,
+            parking: Parking::new(rooms.key()),
+            clock: WaitClock::new(),
+            watch: Watch::new(),
+            spins: first_budget(),
+        };
+        // The room held across rounds (declared after `waiter`, so dropped
+        // first: the block reference goes before the watch is left).
+        let mut room = None;
         let mut first_round = true;
-        let mut spins = first_budget();
-        let mut room: Option<R::Room<'_>> = None;
         loop {
-            // Shared CPU: a registered waiter that is off the CPU would
-            // hold up the handovers addressed to it, so do not register:
-            // look at the lock word a few times (TTAS with backoff), then
-            // park. The watcher (or a waiter that cannot park) yields
-            // instead, and a quick yield ends the shared mode.
-            // The crowd is counted from the second round on (a look at the
-            // block's count, a line every arrival writes), and marks the
-            // CPU shared for this thread's next waits too.
-            let crowded = !first_round && rooms.waiters() > cpus();
-            if crowded {
-                mark_cpu_shared();
+            if let ControlFlow::Break(got) = waiter.round(&mut room, first_round) {
+                return got;
             }
-            if crowded || cpu_looked_shared() {
-                crate::coverage::hit!("ron_raw.shared_round");
-                for i in 0..SHARED_LOOKS {
-                    if self.look::<S>(s, false, None, &mut watch) {
-                        return Some(PlaceToken::at(s));
-                    }
-                    if !keep_waiting() {
-                        crate::coverage::hit!("ron_raw.give_up");
-                        return None;
-                    }
-                    if i < SHARED_SPINS {
-                        for _ in 0..4 << i {
-                            spin_loop();
-                        }
-                    } else {
-                        yield_cpu();
-                    }
-                }
-                // Hold the lock's room (a pooled block) while parked: the
-                // releases of a lock with a block look for sleepers to wake.
-                if room.as_ref().is_some_and(|r| !rooms.is_current(r)) {
-                    room = None;
-                }
-                if room.is_none() {
-                    room = rooms.enter();
-                }
-                if parking.park(limit) != Parked::Slept {
-                    yield_cpu();
-                }
-                first_round = false;
-                continue;
-            }
-            // Phase A (first round only): unregistered TTAS with backoff.
-            if first_round {
-                let mut pause = 1u32;
-                // Waiters are registered: the lock travels among them by
-                // handovers, and a look at the word now would only pull
-                // its line from the holder (and its next write would have
-                // to pull it back). Join them at once (not on a shared
-                // CPU: see below).
-                // (Not under loom: one more schedule point per arrival
-                // would spend the models' execution budgets on a load that
-                // only steers; the registration it leads to is the one
-                // after phase A, which the models cover.)
-                let looks = if !cfg!(loom) && rooms.crowded() {
-                    crate::coverage::hit!("ron_raw.join_crowded");
-                    0
-                } else {
-                    PHASE_A_LOOKS
-                };
-                for _ in 0..looks {
-                    if self.look::<S>(s, false, None, &mut watch) {
-                        return Some(PlaceToken::at(s));
-                    }
-                    if !keep_waiting() {
-                        crate::coverage::hit!("ron_raw.give_up");
-                        return None;
-                    }
-                    // A handover in the word: waiters are registered and
-                    // the lock travels among them, so join them now rather
-                    // than keep looking at the word (each look a miss
-                    // queued behind its writes).
-                    if watch.saw_handover() {
-                        crate::coverage::hit!("ron_raw.join_early");
-                        break;
-                    }
-                    for _ in 0..pause {
-                        spin_loop();
-                    }
-                    pause = (pause * 2).min(PHASE_A_PAUSE_MAX);
-                }
-                first_round = false;
-                crate::coverage::hit!("ron_raw.register");
-            } else {
-                crate::coverage::hit!("ron_raw.round_restart");
-            }
-            // Keep the room across rounds while it is still the lock's (a
-            // pooled block then stays attached while this thread waits,
-            // instead of being returned and claimed again every round).
-            if room.as_ref().is_some_and(|r| !rooms.is_current(r)) {
-                room = None;
-            }
-            if room.is_none() {
-                room = rooms.enter();
-            }
-            match &room {
-                Some(room) => {
-                    // Phase B: registered; spin on the doorbell and look at
-                    // the lock word only when it rings, right after
-                    // registering and at the end of the round (a look per
-                    // few spins by every waiter would queue a miss on the
-                    // word's line behind each of its writes: a TTAS storm).
-                    room.register_clearing_bell(s);
-                    crate::coverage::hit!("ron_raw.in_slot");
-                    // The look right after registering catches a release
-                    // that scanned the bitmap just before we registered
-                    // (it frees the lock instead of ringing us).
-                    let mut looks_due = 1;
-                    let mut i = 0;
-                    while i < spins {
-                        if looks_due > 0 {
-                            looks_due -= 1;
-                            if self.look_clearing(s, true, Some(room), &mut watch, false) {
-                                // Keep the slot's bit: this thread will
-                                // likely register again soon, and the next
-                                // release that finds the slot empty clears it.
-                                room.unregister_keep_bit(s);
-                                return Some(PlaceToken::at(s));
-                            }
-                            // A doorbell rings just before the handover is
-                            // published: pause before the next look.
-                            spin_loop();
-                            i += 1;
-                        }
-                        // `keep_waiting` is user code: if it panics, leave
-                        // the slot before unwinding (the room, a block's
-                        // reference, drops on its own).
-                        let leave = OnUnwind::new(|| room.unregister::<true>(s));
-                        let go_on = keep_waiting();
-                        leave.disarm();
-                        if !go_on {
-                            // Leave, and take a handover to our slot that
-                            // raced with leaving (see above).
-                            room.unregister::<true>(s);
-                            if self.look(s, true, Some(room), &mut watch) {
-                                crate::coverage::hit!("ron_raw.give_up_raced_handover");
-                                return Some(PlaceToken::at(s));
-                            }
-                            crate::coverage::hit!("ron_raw.give_up_registered");
-                            return None;
-                        }
-                        if looks_due > 0 {
-                            continue;
-                        }
-                        // Bounded: at most the round's remaining spins.
-                        let n = ask_every.min(spins.saturating_sub(i));
-                        let (used, rang) = wait_bell(room.word(s), n);
-                        i += used;
-                        if let Some(w) = rang {
-                            crate::coverage::hit!("ron_raw.bell");
-                            looks_due = answer_bell(room.word(s), w);
-                            if looks_due > 0 && self.take_noted(room, s) {
-                                room.unregister_keep_bit(s);
-                                return Some(PlaceToken::at(s));
-                            }
-                        }
-                    }
-                    // Leave the slot, so no handover targets us while we
-                    // are off the CPU; a handover to our slot that raced
-                    // with leaving is taken here (any waiter of the slot
-                    // may take it), and so is a lock freed by a release
-                    // that raced with our registration, or a stale
-                    // handover (this look keeps the watch going).
-                    room.unregister::<true>(s);
-                    if self.look(s, true, Some(room), &mut watch) {
-                        crate::coverage::hit!("ron_raw.round_end_take");
-                        return Some(PlaceToken::at(s));
-                    }
-                }
-                None => {
-                    // No room (pool exhausted): plain TTAS for the round.
-                    crate::coverage::hit!("ron_raw.unregistered_round");
-                    for i in 0..spins {
-                        if i % 8 == 0 {
-                            if self.look::<S>(s, false, None, &mut watch) {
-                                return Some(PlaceToken::at(s));
-                            }
-                            if !keep_waiting() {
-                                crate::coverage::hit!("ron_raw.give_up");
-                                return None;
-                            }
-                        }
-                        spin_loop();
-                    }
-                }
-            }
-            // Phase C: park when the CPU looks shared or the wait grew
-            // long (sleep, or keep the lock's watch awake); otherwise, and
-            // as the watcher, give the CPU away, and learn from how long
-            // that took whether other threads want this CPU (spin little)
-            // or not (spin longer, keep the route order).
-            let parked = if clock.long() {
-                parking.park(limit)
-            } else {
-                Parked::Not
-            };
-            if parked != Parked::Slept {
-                spins = give_cpu_away(spins);
-            }
-            if !keep_waiting() {
-                // Not registered now (the round ended with leaving the
-                // slot and a last look); the room is dropped on return.
-                crate::coverage::hit!("ron_raw.give_up");
-                return None;
-            }
+            first_round = false;
         }
     }
 
@@ -617,5 +426,271 @@ impl Word {
         // (load-bearing for HANDED: a takeover by another slot's waiter
         // synchronises with the old owner through this store only).
         self.state.store(next, Ordering::Release);
+    }
+}
+
+/// How a waiting phase ended: `Break(Some(_))`, the waiter owns the lock;
+/// `Break(None)`, it gave up (`keep_waiting` said no); `Continue`, on to
+/// the next phase.
+type Phase = ControlFlow<Option<PlaceToken>>;
+
+/// One contended acquisition in progress: what its phases share.
+struct Waiter<'a, const S: usize, R: Rooms<S>, K: FnMut() -> bool> {
+    word: &'a Word,
+    rooms: &'a R,
+    s: usize,
+    /// Doorbell spins between two questions to `keep_waiting`.
+    ask_every: u32,
+    keep_waiting: K,
+    limit: SleepLimit,
+    parking: Parking,
+    clock: WaitClock,
+    watch: Watch,
+    /// The registered spin budget of the next round.
+    spins: u32,
+}
+
+impl<'a, const S: usize, R: Rooms<S>, K: FnMut() -> bool> Waiter<'a, S, R, K> {
+    /// One round: a shared round when the CPU looks shared; otherwise the
+    /// unregistered looks (first round only), a registered wait (or an
+    /// unregistered round when no room is to be had), then a yield or a
+    /// park. `room` is kept across rounds while it is the lock's.
+    fn round(&mut self, room: &mut Option<R::Room<'a>>, first_round: bool) -> Phase {
+        if self.cpu_looks_shared(first_round) {
+            return self.wait_shared_round(room);
+        }
+        if first_round {
+            self.look_unregistered()?;
+            crate::coverage::hit!("ron_raw.register");
+        } else {
+            crate::coverage::hit!("ron_raw.round_restart");
+        }
+        // Keep the room across rounds while it is still the lock's (a
+        // pooled block then stays attached while this thread waits,
+        // instead of being returned and claimed again every round).
+        self.keep_room(room);
+        match room {
+            Some(room) => self.wait_registered(room)?,
+            None => self.wait_unregistered_round()?,
+        }
+        self.yield_or_park()
+    }
+
+    /// Whether this round is a shared round. A registered waiter that is
+    /// off the CPU would hold up the handovers addressed to it, so on a
+    /// shared CPU a waiter does not register. The crowd is counted from
+    /// the second round on (a look at the block's count, a line every
+    /// arrival writes), and marks the CPU shared for this thread's next
+    /// waits too.
+    fn cpu_looks_shared(&self, first_round: bool) -> bool {
+        let crowded = !first_round && self.rooms.waiters() > cpus();
+        if crowded {
+            mark_cpu_shared();
+        }
+        crowded || cpu_looked_shared()
+    }
+
+    /// One unregistered look at the lock word, then `keep_waiting` asked
+    /// if it did not take the lock.
+    fn look_or_give_up(&mut self) -> Phase {
+        if self.word.look::<S>(self.s, false, None, &mut self.watch) {
+            return ControlFlow::Break(Some(PlaceToken::at(self.s)));
+        }
+        if !(self.keep_waiting)() {
+            crate::coverage::hit!("ron_raw.give_up");
+            return ControlFlow::Break(None);
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Drops `room` if it is no longer the lock's, and enters one if it
+    /// holds none (`None` when there is none to be had).
+    fn keep_room(&self, room: &mut Option<R::Room<'a>>) {
+        if room.as_ref().is_some_and(|r| !self.rooms.is_current(r)) {
+            *room = None;
+        }
+        if room.is_none() {
+            *room = self.rooms.enter();
+        }
+    }
+
+    /// Shared round: look at the lock word a few times (TTAS with
+    /// backoff), then park holding the lock's room. The watcher (or a
+    /// waiter that cannot park) yields instead, and a quick yield ends the
+    /// shared mode.
+    fn wait_shared_round(&mut self, room: &mut Option<R::Room<'a>>) -> Phase {
+        crate::coverage::hit!("ron_raw.shared_round");
+        for i in 0..SHARED_LOOKS {
+            self.look_or_give_up()?;
+            if i < SHARED_SPINS {
+                for _ in 0..4 << i {
+                    spin_loop();
+                }
+            } else {
+                yield_cpu();
+            }
+        }
+        // Hold the lock's room (a pooled block) while parked: the
+        // releases of a lock with a block look for sleepers to wake.
+        self.keep_room(room);
+        if self.parking.park(self.limit) != Parked::Slept {
+            yield_cpu();
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Unregistered looks (first round only): TTAS with backoff, until a
+    /// handover shows in the word.
+    fn look_unregistered(&mut self) -> Phase {
+        let mut pause = 1u32;
+        // Waiters are registered: the lock travels among them by
+        // handovers, and a look at the word now would only pull its line
+        // from the holder (and its next write would have to pull it
+        // back). Join them at once (not on a shared CPU: see
+        // `cpu_looks_shared`).
+        // (Not under loom: one more schedule point per arrival would spend
+        // the models' execution budgets on a load that only steers; the
+        // registration it leads to is the one after these looks, which
+        // the models cover.)
+        let looks = if !cfg!(loom) && self.rooms.crowded() {
+            crate::coverage::hit!("ron_raw.join_crowded");
+            0
+        } else {
+            UNREGISTERED_LOOKS
+        };
+        for _ in 0..looks {
+            self.look_or_give_up()?;
+            // A handover in the word: waiters are registered and the lock
+            // travels among them, so join them now rather than keep
+            // looking at the word (each look a miss queued behind its
+            // writes).
+            if self.watch.saw_handover() {
+                crate::coverage::hit!("ron_raw.join_early");
+                break;
+            }
+            for _ in 0..pause {
+                spin_loop();
+            }
+            pause = (pause * 2).min(UNREGISTERED_PAUSE_MAX);
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Registered wait in `room`: spin on the doorbell and look at the
+    /// lock word only when it rings, right after registering and at the
+    /// end of the round (a look per few spins by every waiter would queue
+    /// a miss on the word's line behind each of its writes: a TTAS storm).
+    fn wait_registered(&mut self, room: &SlotTable<S>) -> Phase {
+        let s = self.s;
+        room.register_clearing_bell(s);
+        crate::coverage::hit!("ron_raw.in_slot");
+        // The look right after registering catches a release that scanned
+        // the bitmap just before we registered (it frees the lock instead
+        // of ringing us).
+        let mut looks_due = 1;
+        let mut i = 0;
+        while i < self.spins {
+            if looks_due > 0 {
+                looks_due -= 1;
+                if self
+                    .word
+                    .look_clearing(s, true, Some(room), &mut self.watch, false)
+                {
+                    // Keep the slot's bit: this thread will likely
+                    // register again soon, and the next release that finds
+                    // the slot empty clears it.
+                    room.unregister_keep_bit(s);
+                    return ControlFlow::Break(Some(PlaceToken::at(s)));
+                }
+                // A doorbell rings just before the handover is published:
+                // pause before the next look.
+                spin_loop();
+                i += 1;
+            }
+            self.ask_registered(room)?;
+            if looks_due > 0 {
+                continue;
+            }
+            // Bounded: at most the round's remaining spins.
+            let n = self.ask_every.min(self.spins.saturating_sub(i));
+            let (used, rang) = wait_bell(room.word(s), n);
+            i += used;
+            if let Some(w) = rang {
+                crate::coverage::hit!("ron_raw.bell");
+                looks_due = answer_bell(room.word(s), w);
+                if looks_due > 0 && self.word.take_noted(room, s) {
+                    room.unregister_keep_bit(s);
+                    return ControlFlow::Break(Some(PlaceToken::at(s)));
+                }
+            }
+        }
+        // Leave the slot, so no handover targets us while we are off the
+        // CPU; a handover to our slot that raced with leaving is taken
+        // here (any waiter of the slot may take it), and so is a lock
+        // freed by a release that raced with our registration, or a stale
+        // handover (this look keeps the watch going).
+        room.unregister::<true>(s);
+        if self.word.look(s, true, Some(room), &mut self.watch) {
+            crate::coverage::hit!("ron_raw.round_end_take");
+            return ControlFlow::Break(Some(PlaceToken::at(s)));
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Asks `keep_waiting` while registered in `room`. On a no, leaves the
+    /// slot and takes a handover to it that raced with leaving (see
+    /// `Word::acquire_slow_while`).
+    fn ask_registered(&mut self, room: &SlotTable<S>) -> Phase {
+        let s = self.s;
+        // `keep_waiting` is user code: if it panics, leave the slot before
+        // unwinding (the room, a block's reference, drops on its own).
+        let leave = OnUnwind::new(|| room.unregister::<true>(s));
+        let go_on = (self.keep_waiting)();
+        leave.disarm();
+        if go_on {
+            return ControlFlow::Continue(());
+        }
+        room.unregister::<true>(s);
+        if self.word.look(s, true, Some(room), &mut self.watch) {
+            crate::coverage::hit!("ron_raw.give_up_raced_handover");
+            return ControlFlow::Break(Some(PlaceToken::at(s)));
+        }
+        crate::coverage::hit!("ron_raw.give_up_registered");
+        ControlFlow::Break(None)
+    }
+
+    /// Unregistered round, when no room is to be had (pool exhausted):
+    /// plain TTAS for the round.
+    fn wait_unregistered_round(&mut self) -> Phase {
+        crate::coverage::hit!("ron_raw.unregistered_round");
+        for i in 0..self.spins {
+            if i % 8 == 0 {
+                self.look_or_give_up()?;
+            }
+            spin_loop();
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Yield or park: park when the wait grew long (sleep, or keep the
+    /// lock's watch awake); otherwise, and as the watcher, give the CPU
+    /// away, and learn from how long that took whether other threads want
+    /// this CPU (spin little) or not (spin longer, keep the route order).
+    fn yield_or_park(&mut self) -> Phase {
+        let parked = if self.clock.long() {
+            self.parking.park(self.limit)
+        } else {
+            Parked::Not
+        };
+        if parked != Parked::Slept {
+            self.spins = give_cpu_away(self.spins);
+        }
+        if !(self.keep_waiting)() {
+            // Not registered now (the round ended with leaving the slot
+            // and a last look); the room is dropped on return.
+            crate::coverage::hit!("ron_raw.give_up");
+            return ControlFlow::Break(None);
+        }
+        ControlFlow::Continue(())
     }
 }
