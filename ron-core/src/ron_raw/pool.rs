@@ -254,7 +254,7 @@ fn gen_of(refs: u64) -> u32 {
 }
 
 /// The block index a `home` names (its generation masked off).
-#[cfg(test)]
+#[inline]
 pub(crate) fn index_of(home: u32) -> u32 {
     home & MAX_INDEX as u32
 }
@@ -560,7 +560,7 @@ impl<'a, T: BlockSlots> Pool<'a, T> {
     /// pool does not hold.
     #[inline]
     pub(crate) fn block(&self, home: u32) -> Option<&'a Block<T>> {
-        let i = ((home & MAX_INDEX as u32) as usize).checked_sub(1)?;
+        let i = (index_of(home) as usize).checked_sub(1)?;
         match self.blocks.get(i) {
             Some(b) => Some(b),
             None => self.grown_block(i - self.blocks.len()),
