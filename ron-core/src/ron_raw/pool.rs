@@ -842,9 +842,20 @@ impl<T: BlockSlots> Drop for BlockRef<'_, T> {
         // claim's cleaning.
         // mutants: route order (RonRaw), progress (grant locks): module docs.
         let before = refs.fetch_sub(1, Ordering::SeqCst);
-        if before & COUNT != 2 {
-            return;
+        if before & COUNT == 2 {
+            self.give_back(before);
         }
+    }
+}
+
+impl<T: BlockSlots> BlockRef<'_, T> {
+    /// Returns the block after a drop whose decrement (`before`: the count
+    /// word it found) left only the lock's reference, unless a user
+    /// entered since (out of line: the drop's common case is a decrement).
+    #[cold]
+    #[inline(never)]
+    fn give_back(&self, before: u64) {
+        let refs = &self.block.head.refs;
         // Only the lock's reference is left, unless a user entered since:
         // close the block, in our generation. The CAS fails if a user
         // entered (it returns the block when it leaves), if another
