@@ -17,9 +17,8 @@
 //! waiters *use* it: count `+1`, then check that the count they found was
 //! open (no `CLOSED` flag) and that the lock still names the block in the
 //! same generation (else `-1` and look again). A waiter keeps its
-//! reference
-//! across its rounds until it gets the lock (or finds the block detached),
-//! a releaser for its scan; the user whose drop leaves only the lock's
+//! reference across its rounds until it gets the lock (or finds the block
+//! detached), a releaser for its scan; the user whose drop leaves only the lock's
 //! reference *returns* the block: it *closes* it (a CAS of the count
 //! `1 -> CLOSED` in its generation, which fails if a user entered
 //! meanwhile), detaches it from the lock (CAS `(i, g) -> 0`) and drops the
@@ -68,8 +67,8 @@
 //! needs a count of 0. A user whose check fails never touches the slots.
 //! A user that passed its check holds the block attached: the close needs
 //! the count at exactly the lock's reference, and a user that increments
-//! after the close sees the flag, or (once the block is free or claimed
-//! again) another generation, and fails its check.
+//! after the close sees the flag, or (once the block is detached) its lock
+//! no longer naming the block in that generation, and fails its check.
 //!
 //! The generation (19 bits; 1 under loom, so that the models reach its
 //! wrap) keeps a delayed returner out of a later claim of its block: a
