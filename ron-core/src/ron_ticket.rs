@@ -241,6 +241,7 @@ impl BlockSlots for TicketSlots {
         "ron_ticket.pool_closed_seen",
         "ron_ticket.pool_return",
         "ron_ticket.pool_reopened",
+        "ron_ticket.pool_reclosed",
         "ron_ticket.pool_publish_lost",
         "ron_ticket.pool_exhausted",
         "ron_ticket.pool_grow",

@@ -25,9 +25,11 @@ use std::sync::Mutex;
 
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
+use loom::sync::atomic::AtomicU32;
+use loom::sync::atomic::Ordering::SeqCst;
 use loom::thread;
 use ron_core::ron_raw;
-use ron_core::ron_raw::pool::{Block, Pool};
+use ron_core::ron_raw::pool::{self, Block, Pool};
 use ron_core::{PlaceToken, RonInline, RonRaw, coverage};
 
 /// Every path `RonRaw` marks, in the order of the table.
@@ -559,6 +561,82 @@ fn pool_exhausted() {
             max_executions: None,
         },
         &["ron_raw.pool_exhausted", "ron_raw.unregistered_round"],
+    );
+}
+
+/// The pool's paths of a delayed return, in the order of the table.
+const REOPEN_PATHS: [&str; 6] = [
+    "ron_raw.executions",
+    "ron_raw.pool_claim",
+    "ron_raw.pool_return",
+    "ron_raw.pool_reuse",
+    "ron_raw.pool_reopened",
+    "ron_raw.pool_reclosed",
+];
+
+/// A delayed returner meets a later claim of its block (ABA on the
+/// block). One block, whose generation (the claims of it, which a
+/// returner's close and an entry's count must match) has one bit under
+/// loom, so it wraps after two claims: thread A enters lock 0 (claims the
+/// block), then leaves while thread B enters lock 0, then lock 1 twice,
+/// leaving each time. When A is preempted between its last decrement and its
+/// close, B returns the block, claims it for lock 1, returns it and
+/// claims it again, back in A's generation, and leaves it at a count of 1
+/// too; A's close lands on lock 1's block, its detach fails on lock 0
+/// (`pool_reopened`), and B's close, failed on A's flag, waits for the
+/// reopen and closes again (`pool_reclosed`). In every schedule both
+/// locks end without a block and the block is free: a reopened block is
+/// not left attached to an idle lock.
+#[test]
+fn pool_delayed_return_reopens() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    coverage::reset();
+    let mut b = loom::model::Builder::new();
+    // A preempted after its decrement and after its close, B after its
+    // last decrement.
+    b.preemption_bound = Some(3);
+    b.max_branches = 100_000;
+    b.check(|| {
+        coverage::record("ron_raw.executions");
+        let blocks: &'static [Block] = Box::leak(vec![Block::new()].into_boxed_slice());
+        let pool: &'static Pool<'static> = Box::leak(Box::new(Pool::new_in(blocks)));
+        let homes: &'static [AtomicU32; 2] =
+            Box::leak(Box::new([AtomicU32::new(0), AtomicU32::new(0)]));
+        // A claims the block for lock 0 before B runs (as a finder racing
+        // B's claims A could count itself into a wrapped generation of
+        // lock 1, which the module docs accept as a block left with its
+        // idle lock; this model is about the delayed return).
+        let a = pool::model::enter(&homes[0], pool);
+        assert!(a.is_some(), "the block is free");
+        let b = thread::spawn(move || {
+            for home in [&homes[0], &homes[1], &homes[1]] {
+                // `None` for lock 1 while lock 0 still has the only block
+                // (a waiter then waits unregistered).
+                drop(pool::model::enter(home, pool));
+            }
+        });
+        // A leaves, racing B.
+        drop(a);
+        b.join().unwrap();
+        for (l, home) in homes.iter().enumerate() {
+            assert_eq!(home.load(SeqCst), 0, "lock {l} left with a block");
+        }
+        assert_eq!(pool.in_use(), 0, "a block was not returned");
+        assert_eq!(blocks[0].refs(), 0, "a reference count left behind");
+    });
+    let counts: Vec<_> = REOPEN_PATHS
+        .iter()
+        .map(|&p| (p, coverage::count(p)))
+        .collect();
+    report(
+        "pool_delayed_return_reopens",
+        &counts,
+        &[
+            "ron_raw.pool_return",
+            "ron_raw.pool_reuse",
+            "ron_raw.pool_reopened",
+            "ron_raw.pool_reclosed",
+        ],
     );
 }
 

@@ -737,7 +737,7 @@ mod tests {
             .collect();
         let mut seen = [false; 3];
         for (l, room) in locks.iter().zip(&rooms) {
-            let i = l.block.load(Ordering::Relaxed);
+            let i = pool::index_of(l.block.load(Ordering::Relaxed));
             assert!((1..=3).contains(&i), "index {i}");
             let b = pool.block(i).unwrap();
             let at = blocks.iter().position(|x| core::ptr::eq(x, b)).unwrap();

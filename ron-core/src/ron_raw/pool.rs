@@ -9,21 +9,36 @@
 //! a reference count and the lock's handover count. A lock holds no block
 //! while it is uncontended; the first waiter that wants to register
 //! *claims* a free block (a CAS of its count `0 -> 2`: one reference for
-//! the lock, one for itself), cleans it and *publishes* it in the lock (a
-//! CAS of the lock's 32-bit block index `0 -> i`; index `i` names the
-//! pool's block `i - 1`, its own blocks first, then the grown chunks in
-//! order). Later waiters *use* it: count `+1`, then check that the lock
-//! still names it (else `-1` and look again). A waiter keeps its reference
-//! across its rounds until it gets the lock (or finds the block detached),
-//! a releaser for its scan; the user whose drop leaves only the lock's
+//! the lock, one for itself; the same CAS starts the block's next
+//! *generation*), cleans it and *publishes* it in the lock (a CAS of the
+//! lock's 32-bit `home` `0 -> (i, g)`: index `i` names the pool's block
+//! `i - 1`, its own blocks first, then the grown chunks in order, and `g`
+//! is the generation of the claim, in the bits above the index). Later
+//! waiters *use* it: count `+1`, then check that the count they found was
+//! open (no `CLOSED` flag) and that the lock still names the block in the
+//! same generation (else `-1` and look again). A waiter keeps its
+//! reference across its rounds until it gets the lock (or finds the block
+//! detached), a releaser for its scan; the user whose drop leaves only the lock's
 //! reference *returns* the block: it *closes* it (a CAS of the count
-//! `1 -> CLOSED`, which fails if a user entered meanwhile), detaches it
-//! from the lock (CAS `i -> 0`) and drops the lock's reference with the
-//! flag; a count of 0 means free. A user whose increment finds `CLOSED`
-//! set undoes it and looks again. So the blocks in use follow the locks
-//! that have registered waiters at that moment, and **a block is never
-//! detached while a user holds a reference** to it: every registered
-//! waiter sits in the block its lock names, where every releaser looks.
+//! `1 -> CLOSED` in its generation, which fails if a user entered
+//! meanwhile), detaches it from the lock (CAS `(i, g) -> 0`) and drops the
+//! lock's reference with the flag; a count of 0 means free. A user whose
+//! increment finds `CLOSED` set undoes it and looks again.
+//!
+//! | `refs` (generation `g`) | the block is | who leaves the state |
+//! |---|---|---|
+//! | `(g, 0)` | free | a claim: `(g + 1, 2)` |
+//! | `(g, 2)`, not yet named | claimed | its publication, or `-2` when another claim was published first (free again) |
+//! | `(g, n >= 1)`, named by its lock | attached: the lock's reference and `n - 1` users | a use (`+1`), a drop (`-1`), the close of a drop that left 1 |
+//! | `(g, CLOSED)` | being returned | its closer: detach, then `-CLOSED` (free); a failed detach reopens it (`(g, 1)`) |
+//!
+//! (On top of any of these, the momentary `+1` of entries whose check
+//! fails.)
+//!
+//! So the blocks in use follow the locks that have registered waiters at
+//! that moment, and **a block is never detached while a user holds a
+//! reference** to it: every registered waiter sits in the block its lock
+//! names, where every releaser looks.
 //!
 //! An index, not a pointer, keeps `RonRaw` at 8 bytes (its lock word and
 //! the index). Mapping an index to its block is a slice index for the
@@ -52,12 +67,31 @@
 //! needs a count of 0. A user whose check fails never touches the slots.
 //! A user that passed its check holds the block attached: the close needs
 //! the count at exactly the lock's reference, and a user that increments
-//! after the close sees the flag (or, once the flag is dropped, a lock that
-//! no longer names the block) and fails its check. A returner delayed
-//! past its block's next claim may close a block of another lock whose
-//! count it finds at 1; its detach CAS then fails on its own lock's index
-//! and it reopens the block (count back to 1, the owner's reference): that
-//! block stays attached to its lock, idle, until its lock is next contended.
+//! after the close sees the flag, or (once the block is detached) its lock
+//! no longer naming the block in that generation, and fails its check.
+//!
+//! The generation (19 bits; 1 under loom, so that the models reach its
+//! wrap) keeps a delayed returner out of a later claim of its block: a
+//! returner preempted between its decrement and its close closes only its
+//! own claim (its CAS expects its generation). Only a wrap of the
+//! generations within that delay (`1 << 19` claims of one block) lets it
+//! close another lock's block whose count is at 1 (that claim's last user
+//! decremented and has yet to close); its detach then fails on its own
+//! lock's `home`, and it *reopens* the block (count back to 1, the
+//! owner's reference). That last user's close failed on the flag: it
+//! waits for the flag to go and, if its lock still names the block, closes
+//! it again, so the block is returned as if the delayed returner had not
+//! been there.
+//!
+//! An entry delayed between its load of `home` and its increment may count
+//! itself, for a moment, into a later claim of the block (by another
+//! lock); its check fails and it undoes the count. If that claim's last
+//! user tried its close in that moment, the close failed on the count,
+//! and the block stays attached to its idle lock until that lock is next
+//! contended (and out of the pool for good if the lock is dropped first):
+//! a stranded block, never a lost guarantee. Entering by a CAS that
+//! expects the generation would close this window but costs a retry on
+//! the count's line whenever entries and drops meet.
 //!
 //! ## What the orderings buy
 //! For `RonRaw`, route order, nothing else. Exclusion is the lock word's
@@ -84,6 +118,13 @@
 //! appends every store at the end of the modification order, and x86
 //! compiles these read-modify-writes the same either way. `.ci/mutants`
 //! lists them as annotated survivors.
+//!
+//! The generation needs no ordering of its own: it travels in the count's
+//! read-modify-writes. A returner whose close failed on another
+//! closer's flag waits for the flag to go and then reads `home` (SeqCst,
+//! after the detach that preceded the flag's clearing): a stale read
+//! there only closes a block whose count is 1 in the returner's
+//! generation, which its own detach CAS then settles.
 
 //! ## Size and growth
 //! [`POOL_BLOCKS`] static blocks exist (about 2.2 KiB each, zero-initialised
@@ -107,7 +148,7 @@ use crossbeam_utils::CachePadded;
 use crate::slots::SlotTable;
 #[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
 use crate::sync::AtomicPtr;
-use crate::sync::{AtomicU32, AtomicUsize, Ordering};
+use crate::sync::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 /// Slots in a block (the `S` of the pooled `RonRaw`): 256 with `std`, so
 /// that machines of up to 256 CPUs get one slot per CPU (waiters of one
@@ -177,14 +218,52 @@ pub const POOL_MAX_BLOCKS: usize = if GROWS {
 /// model checkers or the virtual machine (their atomics live per run).
 const GROWS: bool = cfg!(all(feature = "std", not(loom), not(shuttle), not(ron_vm)));
 
-/// Most blocks a pool hands out: block indices are `u32`, 0 meaning none.
-const MAX_INDEX: usize = u32::MAX as usize;
+/// Bits of a lock's block index (its `home`) that name the block: index
+/// `i` names the pool's block `i - 1`, 0 none.
+const INDEX_BITS: u32 = 13;
 
-/// The reference count's flag for a block being returned: set (in place
-/// of the lock's reference) by the returner's CAS `1 -> CLOSED`, cleared
-/// once the block is detached. A user whose increment finds it fails its
-/// check.
-const CLOSED: u32 = 1 << 31;
+/// Most blocks a pool hands out: what [`INDEX_BITS`] can name.
+const MAX_INDEX: usize = (1 << INDEX_BITS) - 1;
+const _: () = assert!(POOL_MAX_BLOCKS <= MAX_INDEX);
+
+/// Bits of a block's generation: the rest of a `home` above the index (1
+/// under loom, so that the models reach a generation's wrap).
+#[cfg(not(loom))]
+const GEN_BITS: u32 = 32 - INDEX_BITS;
+/// Bits of a block's generation (1 under loom: see above).
+#[cfg(loom)]
+const GEN_BITS: u32 = 1;
+
+/// A block's reference count: the low 32 bits of its `refs` word.
+const COUNT: u64 = u32::MAX as u64;
+
+/// The `refs` word's flag for a block being returned: set (in place of the
+/// lock's reference) by the returner's CAS from a count of 1, cleared once
+/// the block is detached (or reopened).
+const CLOSED: u64 = 1 << 32;
+
+/// Where a block's generation sits in its `refs` word (the claims of the
+/// block so far, wrapping at `GEN_BITS` bits).
+const GEN_SHIFT: u32 = 40;
+
+/// The generation of a `refs` word.
+#[inline]
+fn gen_of(refs: u64) -> u32 {
+    (refs >> GEN_SHIFT) as u32 & ((1 << GEN_BITS) - 1)
+}
+
+/// The block index a `home` names (its generation masked off).
+#[inline]
+pub(crate) fn index_of(home: u32) -> u32 {
+    home & MAX_INDEX as u32
+}
+
+/// The `home` of a lock whose block is the pool's block `index - 1`, in
+/// generation `generation`: never 0 (`index >= 1`).
+#[inline]
+fn home_of(index: usize, generation: u32) -> u32 {
+    index as u32 | generation << INDEX_BITS
+}
 
 pub(crate) mod sealed {
     pub trait Sealed {}
@@ -223,6 +302,7 @@ pub struct PoolPaths {
     closed_seen: &'static str,
     ret: &'static str,
     reopened: &'static str,
+    reclosed: &'static str,
     publish_lost: &'static str,
     exhausted: &'static str,
     #[cfg_attr(any(loom, shuttle, ron_vm, not(feature = "std")), allow(dead_code))]
@@ -231,7 +311,7 @@ pub struct PoolPaths {
 
 impl PoolPaths {
     /// The names under `prefix` (one literal per layout).
-    pub(crate) const fn named(names: [&'static str; 10]) -> PoolPaths {
+    pub(crate) const fn named(names: [&'static str; 11]) -> PoolPaths {
         let [
             claim,
             reuse,
@@ -240,6 +320,7 @@ impl PoolPaths {
             closed_seen,
             ret,
             reopened,
+            reclosed,
             publish_lost,
             exhausted,
             grow,
@@ -252,6 +333,7 @@ impl PoolPaths {
             closed_seen,
             ret,
             reopened,
+            reclosed,
             publish_lost,
             exhausted,
             grow,
@@ -288,6 +370,7 @@ impl BlockSlots for SlotTable<BLOCK_SLOTS> {
         "ron_raw.pool_closed_seen",
         "ron_raw.pool_return",
         "ron_raw.pool_reopened",
+        "ron_raw.pool_reclosed",
         "ron_raw.pool_publish_lost",
         "ron_raw.pool_exhausted",
         "ron_raw.pool_grow",
@@ -320,7 +403,7 @@ impl<T: BlockSlots> Block<T> {
     pub(crate) const fn new_of() -> Block<T> {
         Block {
             head: CachePadded::new(Head {
-                refs: AtomicU32::new(0),
+                refs: AtomicU64::new(0),
                 handovers: AtomicU32::new(0),
             }),
             slots: T::FREE,
@@ -334,7 +417,7 @@ impl<T: BlockSlots> Block<T> {
     pub(crate) fn new_of() -> Block<T> {
         Block {
             head: CachePadded::new(Head {
-                refs: AtomicU32::new(0),
+                refs: AtomicU64::new(0),
                 handovers: AtomicU32::new(0),
             }),
             slots: T::free(),
@@ -354,7 +437,7 @@ impl<T: BlockSlots> Block<T> {
     /// fairness pause's count of waiters).
     #[doc(hidden)]
     pub fn refs(&self) -> u32 {
-        self.head.refs.load(Ordering::Relaxed) & !CLOSED // a snapshot by contract
+        (self.head.refs.load(Ordering::Relaxed) & COUNT) as u32 // a snapshot by contract
     }
 }
 
@@ -372,8 +455,10 @@ impl Block {
 
 /// A block's first line: what a user and a releaser touch besides the slots.
 struct Head {
-    /// References: the lock's (while it names the block) and its users'.
-    refs: AtomicU32,
+    /// References: the lock's (while it names the block) and its users'
+    /// (bits 0-31), the [`CLOSED`] flag, and the block's generation (from
+    /// bit [`GEN_SHIFT`]).
+    refs: AtomicU64,
     /// Handovers of the lock that names the block (wrapping; the `seq` of
     /// its `HANDED` words): written only by that lock's owner, while it
     /// holds a reference. Not reset by a claim.
@@ -468,12 +553,13 @@ impl<'a, T: BlockSlots> Pool<'a, T> {
             .count()
     }
 
-    /// The block a lock's index names: block `index - 1` of the pool's own
-    /// blocks, then of the grown chunks in order; `None` for 0 (no block)
-    /// and for an index this pool does not hold.
+    /// The block a lock's `home` names (its index: block `index - 1` of the
+    /// pool's own blocks, then of the grown chunks in order; the generation
+    /// above it is ignored); `None` for 0 (no block) and for an index this
+    /// pool does not hold.
     #[inline]
-    pub(crate) fn block(&self, index: u32) -> Option<&'a Block<T>> {
-        let i = (index as usize).checked_sub(1)?;
+    pub(crate) fn block(&self, home: u32) -> Option<&'a Block<T>> {
+        let i = (index_of(home) as usize).checked_sub(1)?;
         match self.blocks.get(i) {
             Some(b) => Some(b),
             None => self.grown_block(i - self.blocks.len()),
@@ -615,16 +701,24 @@ impl<'a, T: BlockSlots> Pool<'a, T> {
             let at = (start + i) % n;
             let b = &blocks[at];
             // Relaxed: a guess; the CAS below decides.
-            if b.head.refs.load(Ordering::Relaxed) != 0 {
+            let free = b.head.refs.load(Ordering::Relaxed);
+            if free & (COUNT | CLOSED) != 0 {
                 continue;
             }
+            // The next generation, with the lock's reference and ours.
+            let next = (gen_of(free) + 1) & ((1 << GEN_BITS) - 1);
             // SeqCst (Acquire at least): the last user's drop (a Release
             // decrement) happens-before our cleaning below, so none of its
             // slot writes can land after it.
             // mutants: route order (RonRaw), progress (grant locks): module docs.
             if b.head
                 .refs
-                .compare_exchange(0, 2, Ordering::SeqCst, Ordering::Relaxed)
+                .compare_exchange(
+                    free,
+                    u64::from(next) << GEN_SHIFT | 2,
+                    Ordering::SeqCst,
+                    Ordering::Relaxed,
+                )
                 .is_ok()
             {
                 mark(T::PATHS.claim);
@@ -635,8 +729,8 @@ impl<'a, T: BlockSlots> Pool<'a, T> {
                     mark(T::PATHS.reuse);
                 }
                 b.slots.clean_within(active_slots());
-                // `max_blocks` keeps every index within `u32`.
-                return Some((b, (base + at + 1) as u32));
+                // `max_blocks` keeps every index within `INDEX_BITS`.
+                return Some((b, home_of(base + at + 1, next)));
             }
         }
         None
@@ -689,7 +783,8 @@ pub(crate) struct BlockRef<'a, T: BlockSlots = SlotTable<BLOCK_SLOTS>> {
     block: &'a Block<T>,
     /// The lock's block index.
     home: &'a AtomicU32,
-    /// The index of `block` in its pool.
+    /// What `home` holds while the lock names `block`: its index in the
+    /// pool and the generation of the claim that attached it.
     index: u32,
 }
 
@@ -745,18 +840,60 @@ impl<T: BlockSlots> Drop for BlockRef<'_, T> {
         // SeqCst (Release at least): our slot writes happen-before a later
         // claim's cleaning.
         // mutants: route order (RonRaw), progress (grant locks): module docs.
-        if refs.fetch_sub(1, Ordering::SeqCst) != 2 {
-            return;
+        let before = refs.fetch_sub(1, Ordering::SeqCst);
+        if before & COUNT == 2 {
+            self.give_back(before);
         }
+    }
+}
+
+impl<T: BlockSlots> BlockRef<'_, T> {
+    /// Returns the block after a drop whose decrement (`before`: the count
+    /// word it found) left only the lock's reference, unless a user
+    /// entered since (out of line: the drop's common case is a decrement).
+    #[cold]
+    #[inline(never)]
+    fn give_back(&self, before: u64) {
+        let refs = &self.block.head.refs;
         // Only the lock's reference is left, unless a user entered since:
-        // close the block (`1 -> CLOSED` fails if one did; of several
-        // returners at most one CAS succeeds).
-        // mutants: route order (RonRaw), progress (grant locks): module docs.
-        if refs
-            .compare_exchange(1, CLOSED, Ordering::SeqCst, Ordering::Relaxed)
-            .is_err()
-        {
-            return;
+        // close the block, in our generation. The CAS fails if a user
+        // entered (it returns the block when it leaves), if another
+        // returner closed it first, or if the block went on to another
+        // claim; of several returners at most one succeeds.
+        let idle = before - 1;
+        let closed = idle - 1 + CLOSED;
+        loop {
+            // SeqCst as the decrement; Relaxed on failure: the value only
+            // steers (the wait below reads the count again).
+            // mutants: route order (RonRaw), progress (grant locks): module docs.
+            match refs.compare_exchange(idle, closed, Ordering::SeqCst, Ordering::Relaxed) {
+                Ok(_) => break,
+                // (An entry's momentary count may sit on top of the flag.)
+                Err(seen) if seen & !COUNT == closed => {}
+                Err(_) => return,
+            }
+            // Closed by another returner: one of our lock's (it detaches
+            // and frees the block), or (only once the generations wrapped)
+            // a delayed returner of one of the block's earlier claims, which
+            // reopens it once its detach fails. Wait for the outcome and
+            // close again if the block is still our lock's: left to the
+            // delayed returner, it would stay attached to an idle lock
+            // (for good, if that lock is dropped).
+            // SeqCst as the load below.
+            // mutants: survives (loom_ron_raw, loom_coverage pooled): a
+            // stale read only waits longer.
+            while refs.load(Ordering::SeqCst) & !COUNT == closed {
+                crate::sync::spin_loop();
+            }
+            // SeqCst: after the flag's clearing above, which a detach
+            // precedes, so a detached block is seen detached.
+            // mutants: survives (loom_ron_raw, loom_coverage pooled): a
+            // stale index only retries the close, whose CAS then fails on
+            // the freed count or on a later generation.
+            if self.home.load(Ordering::SeqCst) != self.index {
+                return;
+            }
+            mark(T::PATHS.reclosed);
         }
         // mutants: route order (RonRaw), progress (grant locks): module docs.
         if self
@@ -765,17 +902,20 @@ impl<T: BlockSlots> Drop for BlockRef<'_, T> {
             .is_ok()
         {
             mark(T::PATHS.ret);
-            // Drops the lock's reference (the flag stood for it).
+            // Drops the lock's reference (the flag stood for it): free.
             // mutants: route order (RonRaw), progress (grant locks): module docs.
             refs.fetch_sub(CLOSED, Ordering::SeqCst); // as above
         } else {
-            // Our lock no longer names the block: it was returned and
-            // claimed by another lock since our decrement, and we closed
-            // that lock's idle block. Reopen it (the flag back into its
-            // lock's reference).
+            // Our lock no longer names the block: the block's generations
+            // wrapped since our decrement (it was returned and claimed
+            // again `1 << GEN_BITS` times) and we closed another claim's
+            // block, idle at a count of 1 (its last user's decrement done,
+            // its close not yet). Reopen it (the flag back into its lock's
+            // reference): that user's close failed on our flag, and it
+            // waits for the flag to go and closes again.
             mark(T::PATHS.reopened);
             // mutants: route order (RonRaw), progress (grant locks): module docs.
-            refs.fetch_add(1u32.wrapping_sub(CLOSED), Ordering::SeqCst); // as above
+            refs.fetch_sub(CLOSED - 1, Ordering::SeqCst); // as above
         }
     }
 }
@@ -836,26 +976,34 @@ fn find<'a, T: BlockSlots>(home: &'a AtomicU32, pool: &Pool<'a, T>) -> Found<'a,
         let Some(block) = pool.block(index) else {
             return Found::Foreign;
         };
+        let refs = &block.head.refs;
         // SeqCst: the count and the re-check below must not be reordered
         // (a detach between them would go unnoticed).
         // mutants: route order (RonRaw), progress (grant locks): module docs.
-        let before = block.head.refs.fetch_add(1, Ordering::SeqCst);
+        let before = refs.fetch_add(1, Ordering::SeqCst);
+        // Open, and still named by our lock in the generation we loaded:
+        // our count holds it open, so the claim we counted in is our
+        // lock's (a detach precedes the free that a later claim needs).
         // mutants: route order (RonRaw), progress (grant locks): module docs.
         if before & CLOSED == 0 && home.load(Ordering::SeqCst) == index {
             mark(T::PATHS.use_);
             return Found::Block(BlockRef { block, home, index });
         }
-        // Closed or detached meanwhile: ours is a plain count, which no
-        // close or claim waits for.
+        // Closed, or our lock's claim is over (its return detached it
+        // before freeing it): ours is a plain count, undone. If it landed
+        // in a later claim of the block, whose last user tried its close
+        // meanwhile, that close failed on it and the block stays with its
+        // idle lock until that lock is contended again: see the module
+        // docs.
         mark(if before & CLOSED != 0 {
             T::PATHS.closed_seen
         } else {
             T::PATHS.stale
         });
         // mutants: route order (RonRaw), progress (grant locks): module docs.
-        block.head.refs.fetch_sub(1, Ordering::SeqCst); // as for a drop
+        refs.fetch_sub(1, Ordering::SeqCst); // as for a drop
         if before & CLOSED != 0 {
-            // Its returner detaches it next.
+            // Being returned: its returner detaches it next.
             crate::sync::spin_loop();
         }
     }
@@ -898,5 +1046,24 @@ pub(crate) fn enter<'a, T: BlockSlots>(
                 block.head.refs.fetch_sub(2, Ordering::SeqCst); // as for a drop
             }
         }
+    }
+}
+
+/// The pool's protocol without a lock around it, for the loom models of
+/// its races (a delayed return raced by the block's next claim): what a
+/// lock's waiter does with its lock's block index.
+#[cfg(loom)]
+#[doc(hidden)]
+pub mod model {
+    use super::{AtomicU32, BlockRef, Pool};
+
+    /// A reference to a lock's block; dropping it may return the block.
+    pub struct Ref<'a>(#[allow(dead_code)] BlockRef<'a>);
+
+    /// A reference to the block `home` (a lock's block index) names in
+    /// `pool`, claiming one when it names none; `None` when the pool has
+    /// none free.
+    pub fn enter<'a>(home: &'a AtomicU32, pool: &Pool<'a>) -> Option<Ref<'a>> {
+        super::enter(home, pool, home as *const AtomicU32 as usize).map(Ref)
     }
 }
