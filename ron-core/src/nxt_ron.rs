@@ -135,7 +135,9 @@ impl<R: Relax, const BITMAP: bool> NxtRon<R, BITMAP> {
         self.inner.is_held()
     }
 
-    /// Whether the lock holds a pooled block (a snapshot, for tests).
+    /// Whether the lock holds a pooled block (a snapshot): for the loom
+    /// models only, which exist only with `--cfg loom`.
+    #[cfg(loom)]
     #[doc(hidden)]
     pub fn has_block(&self) -> bool {
         self.inner.has_block()

@@ -377,7 +377,8 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
         self.in_use.is_held()
     }
 
-    /// Whether the lock holds a pooled block (a snapshot).
+    /// Whether the lock holds a pooled block (a snapshot; loom models only).
+    #[cfg(loom)]
     pub(crate) fn has_block(&self) -> bool {
         self.home.load(Ordering::Relaxed) != 0 // a snapshot by contract
     }

@@ -481,7 +481,9 @@ impl<R: Relax> RonTicket<R> {
         self.in_use.is_held()
     }
 
-    /// Whether the lock holds a pooled block (a snapshot, for tests).
+    /// Whether the lock holds a pooled block (a snapshot): for the loom
+    /// models only, which exist only with `--cfg loom`.
+    #[cfg(loom)]
     #[doc(hidden)]
     pub fn has_block(&self) -> bool {
         self.home.load(Ordering::Relaxed) != 0 // a snapshot by contract

@@ -188,7 +188,7 @@
 //! ## The pool
 //! | | without `std` | with `std` |
 //! |---|---|---|
-//! | per lock | 8 bytes (the lock word and a block index) | the same |
+//! | per lock | 8 bytes (the lock word and the block's index with its claim's generation) | the same |
 //! | blocks | [`POOL_BLOCKS`] (256) static | 256 static, then chunks of [`GROW_CHUNK`] (256) allocated as the static ones are all in use, up to [`GROW_CHUNKS`] (15) chunks: [`POOL_MAX_BLOCKS`] = 4096 |
 //! | memory | 2176 bytes a block (16 slots): 557 KiB of zero-initialised static memory, touched only as blocks get used | 32,896 bytes a block (256 slots): 8.0 MiB of zero-initialised static memory, plus 8.0 MiB of zeroed allocation per chunk (at most 128.5 MiB in all, address space rather than resident memory); of a block in use only its first [`active_slots`] slots are touched (on a 2-CPU machine 3 lines, on a 128-CPU one 129 lines, 16 KiB), so resident memory follows the contended locks and the machine's size; chunks are never freed (blocks are type-stable) |
 //! | in use | one block per lock with a registered waiter *at that moment* (a waiter keeps it from its first registration until it gets the lock) | the same |
@@ -273,7 +273,7 @@ use word::{Rooms, Word};
 pub const DEFAULT_SLOTS: usize = 16;
 
 /// The recommended RON lock; see the [module docs](self). 8 bytes (the
-/// lock word and a block index, 8-aligned so that both share a line); its
+/// lock word and a pooled block's index, 8-aligned so that both share a line); its
 /// route-ordered slots (one per CPU, up to 256) come from the [`pool`]
 /// while it is contended.
 ///
