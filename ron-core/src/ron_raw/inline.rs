@@ -226,7 +226,8 @@ crate::timed::impl_raw_mutex_timed! {
     impl [const S: usize] for RonInline<S>
 }
 
-#[cfg(all(test, not(loom)))]
+// Plain unit tests: not under loom or shuttle, whose atomics need their runtime.
+#[cfg(all(test, not(loom), not(shuttle)))]
 mod tests {
     use super::super::encoding::{FREE, HANDED, SEQ_SHIFT, TAG, handed, handed_slot};
     use super::super::wait::Watch;

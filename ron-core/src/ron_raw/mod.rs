@@ -606,7 +606,7 @@ impl RonRaw {
 
     /// Whether the lock holds a block of the pool now (a snapshot, for the
     /// tests and the loom models).
-    #[cfg(any(test, loom))]
+    #[cfg(any(all(test, not(shuttle)), loom))]
     fn has_block(&self) -> bool {
         self.block.load(Ordering::Relaxed) != 0 // a snapshot by contract
     }
@@ -678,7 +678,8 @@ crate::timed::impl_raw_mutex_timed! {
     impl [] for RonRaw
 }
 
-#[cfg(all(test, not(loom)))]
+// Plain unit tests: not under loom or shuttle, whose atomics need their runtime.
+#[cfg(all(test, not(loom), not(shuttle)))]
 mod tests {
     use super::encoding::{HANDED, SEQ_SHIFT, TAG, handed_slot};
     use super::pool::{Block, BlockRef, Pool};

@@ -433,7 +433,7 @@ impl WaitClock {
 /// The bucket word of the lock at `addr`, with the key stripped if it is
 /// that lock's (for tests: `(watchers, sleepers)`, or `None` while the
 /// bucket serves another lock or nobody).
-#[cfg(all(test, feature = "std", not(loom)))]
+#[cfg(all(test, feature = "std", not(loom), not(shuttle)))]
 pub(crate) fn counts(addr: usize) -> Option<(u64, u64)> {
     let p = Parking::new(addr);
     let w = p.bucket().word.load(Ordering::Relaxed);

@@ -343,7 +343,8 @@ pub(crate) fn yield_cpu() -> bool {
     true
 }
 
-#[cfg(all(test, not(loom)))]
+// Plain unit tests: not under loom or shuttle, whose atomics need their runtime.
+#[cfg(all(test, not(loom), not(shuttle)))]
 mod tests {
     use super::super::encoding::{FREE, LOCKED, handed};
     use super::*;
