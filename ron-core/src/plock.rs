@@ -47,7 +47,11 @@
 //! has none: the claim zeroes the slot words and bitmap it will use) and
 //! holds a reference from before it registers until after it has taken
 //! the grant, unregistered, or left; a releaser holds one for its scan and
-//! grant. A held block is never detached, so every registered waiter is in
+//! grant. Nothing is dropped once the lock is available (its last user may
+//! free it then, and a last reference's drop writes the lock): a free
+//! drops the releaser's reference first, and a grant passes it to the
+//! grantee, which keeps it for its own release and drops its own while it
+//! holds the lock. A held block is never detached, so every registered waiter is in
 //! the block the lock names. The pool's Release/Acquire chain (a user's
 //! last drop, the claim, the publication of the index, a user's look-up)
 //! orders a claim's cleaning after the last users' slot writes and before
@@ -104,7 +108,7 @@ fn wait_registered<const S: usize, const BITMAP: bool, R: Relax>(
     relax: &mut R,
     on_wait: impl FnOnce(),
     hand_on: impl Fn(usize),
-) -> PlaceToken {
+) -> (PlaceToken, bool) {
     let before = slots.register::<BITMAP>(s);
     mark::<BITMAP>(Path::Registered);
     if before > 0 {
@@ -126,45 +130,37 @@ fn wait_registered<const S: usize, const BITMAP: bool, R: Relax>(
         if slots.try_take_grant::<BITMAP>(s) {
             mark::<BITMAP>(Path::GrantTaken);
             registered.disarm();
-            return PlaceToken::at(s);
+            return (PlaceToken::at(s), true);
         }
         if in_use.take_if_free() {
             mark::<BITMAP>(Path::FreeTaken);
             slots.unregister::<BITMAP>(s);
             registered.disarm();
-            return PlaceToken::at(s);
+            return (PlaceToken::at(s), false);
         }
         relax.relax();
     }
 }
 
 /// Grants the first slot with a waiter among the first `n` of `slots`
-/// after `from` (bitmap or linear search), or calls `before_free` and
-/// frees `in_use`.
+/// after `from` (bitmap or linear search): the slot granted, if any.
 #[inline]
-fn grant_or_free<const S: usize, const BITMAP: bool>(
-    in_use: &TasFlag,
-    slots: Option<&SlotTable<S>>,
+fn grant_next<const S: usize, const BITMAP: bool>(
+    slots: &SlotTable<S>,
     n: usize,
     from: usize,
-    before_free: impl FnOnce(),
-) {
-    let granted = slots.and_then(|slots| {
-        if BITMAP {
-            slots.grant_next_bitmap_within::<false>(from, n, 0)
-        } else {
-            slots.grant_next_linear_within(from, n)
-        }
-    });
+) -> Option<usize> {
+    let granted = if BITMAP {
+        slots.grant_next_bitmap_within::<false>(from, n, 0)
+    } else {
+        slots.grant_next_linear_within(from, n)
+    };
     match granted {
         Some(t) if t == from => mark::<BITMAP>(Path::GrantedOwnSlot),
         Some(_) => mark::<BITMAP>(Path::Granted),
-        None => {
-            mark::<BITMAP>(Path::FreedAfterScan);
-            before_free();
-            in_use.free();
-        }
+        None => mark::<BITMAP>(Path::FreedAfterScan),
     }
+    granted
 }
 
 impl<const S: usize, const BITMAP: bool> Plock<S, BITMAP> {
@@ -188,6 +184,7 @@ impl<const S: usize, const BITMAP: bool> Plock<S, BITMAP> {
         wait_registered::<S, BITMAP, R>(&self.in_use, &self.slots, s, &mut relax, on_wait, |s| {
             self.release_slow(PlaceToken::at(s))
         })
+        .0
     }
 
     /// # Safety
@@ -205,7 +202,9 @@ impl<const S: usize, const BITMAP: bool> Plock<S, BITMAP> {
     #[cold]
     fn release_slow(&self, token: PlaceToken) {
         token.release_from_slot::<S>(|from| {
-            grant_or_free::<S, BITMAP>(&self.in_use, Some(&self.slots), S, from, || ())
+            if grant_next::<S, BITMAP>(&self.slots, S, from).is_none() {
+                self.in_use.free();
+            }
         });
     }
 
@@ -256,34 +255,51 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
         let mut on_wait = Some(on_wait);
         loop {
             if let Some(room) = pool::enter(&self.home, pool, self as *const Self as usize) {
-                // `room` is dropped after the waiter took the lock or left
-                // its slot (also when unwinding: it was declared first).
-                let token = wait_registered::<{ pool::BLOCK_SLOTS }, BITMAP, R>(
+                // The slots, for as long as a reference is held (ours, then
+                // the one that comes with a grant).
+                let slots = room.slots();
+                // Our reference, dropped as the frame unwinds unless
+                // `hand_on` dropped it first.
+                let own = core::cell::Cell::new(Some(room));
+                let (token, by_grant) = wait_registered::<{ pool::BLOCK_SLOTS }, BITMAP, R>(
                     &self.in_use,
-                    &room,
+                    slots,
                     s,
                     &mut relax,
                     || on_wait.take().map_or((), |f| f()),
                     |s| {
-                        // We own the lock but keep no reference for the
-                        // release (ours is dropped as we unwind): the flag
-                        // a granting owner left set must not make the
-                        // release adopt it. Relaxed: only owners touch it.
-                        self.owner_ref.store(false, Ordering::Relaxed);
+                        // `leave` took the grant: we own the lock, with the
+                        // granting release's reference. Drop ours while we
+                        // hold the lock (not the last: that one stays), and
+                        // release with that one as the kept reference.
+                        drop(own.take());
+                        // Relaxed: only owners touch the flag, in turn.
+                        self.owner_ref.store(true, Ordering::Relaxed);
                         // SAFETY: `leave` took the grant, so we own the
-                        // lock; it is this lock's pool.
+                        // lock, and a reference to its block is ours (the
+                        // flag says so); it is this lock's pool.
                         unsafe { self.release_in(pool, PlaceToken::at(s)) }
                     },
                 );
-                // The owner keeps its reference for its release (which
-                // then needs no look-up). The flag is usually set already
-                // (a grant from an owner that kept its own leaves it set):
-                // the lock's line, which waiters poll, is written only when
-                // it changes. Relaxed: only owners touch the flag, in turn.
+                let Some(room) = own.take() else {
+                    unreachable!("our reference is dropped only by `hand_on`, which unwinds")
+                };
+                // The owner keeps one reference for its release (which then
+                // needs no look-up). The flag is usually set already (a
+                // grant from an owner that kept its own leaves it set): the
+                // lock's line, which waiters poll, is written only when it
+                // changes. Relaxed: only owners touch the flag, in turn.
                 if !self.owner_ref.load(Ordering::Relaxed) {
                     self.owner_ref.store(true, Ordering::Relaxed);
                 }
-                room.keep();
+                if by_grant {
+                    // The grant came with the granting release's reference:
+                    // it is the one we keep; ours is dropped here, while we
+                    // hold the lock (not the last).
+                    drop(room);
+                } else {
+                    room.keep();
+                }
                 return token;
             }
             // No block to be had: wait unregistered for a while (TTAS),
@@ -347,29 +363,42 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
                 // Relaxed: as above; the free publishes it.
                 self.owner_ref.store(false, Ordering::Relaxed);
             }
+            // Possibly the block's last reference: its return writes
+            // `home`, which must happen while we hold the lock.
+            drop(kept);
             self.in_use.free();
             return;
         }
+        // The hint (user code) is asked first; if it panics the release
+        // runs from slot 0 and takes `kept` all the same.
+        let kept = core::cell::Cell::new(kept);
         token.release_from_slot_of(n, |from| {
             // A reference keeps the block this lock's while we grant.
-            let fresh;
-            let room = match &kept {
-                Some(r) => Some(&**r),
-                None => {
-                    fresh = pool::current(&self.home, pool);
-                    fresh.as_deref()
-                }
+            let room = match kept.take() {
+                Some(r) => Some(r),
+                None => pool::current(&self.home, pool),
             };
-            grant_or_free::<{ pool::BLOCK_SLOTS }, BITMAP>(&self.in_use, room, n, from, || {
-                if kept.is_some() {
-                    // No waiter: clear the flag before the free publishes
-                    // it. Relaxed: as above.
-                    self.owner_ref.store(false, Ordering::Relaxed);
+            let granted = room
+                .as_deref()
+                .and_then(|slots| grant_next::<{ pool::BLOCK_SLOTS }, BITMAP>(slots, n, from));
+            match (granted, room) {
+                // The reference goes with the grant: the grantee keeps it
+                // for its own release and drops its own while it holds the
+                // lock. Nothing is dropped here once the grant made the
+                // lock available (a last reference's drop writes `home`).
+                (Some(_), Some(room)) => room.keep(),
+                (_, room) => {
+                    // Relaxed: as above; the free publishes it.
+                    if self.owner_ref.load(Ordering::Relaxed) {
+                        self.owner_ref.store(false, Ordering::Relaxed);
+                    }
+                    // Possibly the last reference: dropped while we hold
+                    // the lock.
+                    drop(room);
+                    self.in_use.free();
                 }
-            });
+            }
         });
-        // `kept` is dropped here (also if the hint panicked), after the
-        // grant or the free.
     }
 
     #[inline]

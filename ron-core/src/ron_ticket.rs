@@ -23,7 +23,11 @@
 //! ticket until after it advances `serving` (and, once it owns the lock,
 //! through its critical section to its release, which then scans and
 //! grants with it: `owner_ref` says so), a releaser without one takes one
-//! for its scan, and the last reference returns the block. The claim/use/return
+//! for its scan, and the last reference returns the block. A release drops
+//! its reference before its grant or free: the lock may be freed by its
+//! last user as soon as it is available, and a last reference's drop
+//! writes the lock (it detaches the block); a grant needs no reference of
+//! ours, as the granted head holds one until it is served. The claim/use/return
 //! protocol is the pool's ([`pool`]), shared with
 //! `RonRaw`; a held block is never detached, so every ticket out is in
 //! the block the lock names, where every releaser scans. A returned
@@ -109,7 +113,7 @@ use crate::in_use::InUse;
 use crate::relax::{DefaultRelax, Relax};
 #[cfg(all(not(loom), not(all(feature = "std", not(shuttle), not(ron_vm)))))]
 use crate::ron_raw::pool::POOL_BLOCKS;
-use crate::ron_raw::pool::{self, BLOCK_SLOTS, Block, BlockSlots, Pool, PoolPaths};
+use crate::ron_raw::pool::{self, BLOCK_SLOTS, Block, BlockRef, BlockSlots, Pool, PoolPaths};
 #[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
 use crate::ron_raw::pool::{GROW_CHUNKS, POOL_BLOCKS};
 use crate::sync::{AtomicBool, AtomicU32, Ordering};
@@ -143,6 +147,15 @@ impl TicketSlot {
         // Relaxed: a stale answer only delays a waiter (it also polls
         // `in_use`) or grants a slot whose head is guaranteed to exist.
         self.tickets.load(Ordering::Relaxed) != self.serving.load(Ordering::Relaxed)
+    }
+
+    /// Hands the lock to this slot's head (the caller holds it and keeps
+    /// `in_use` true).
+    #[inline]
+    fn grant(&self) {
+        // Release: passes our critical section to the head's Acquire CAS
+        // of `grant`.
+        self.grant.store(true, Ordering::Release);
     }
 
     /// Takes a ticket (and is counted as waiting): the ticket to wait for.
@@ -194,21 +207,31 @@ impl TicketSlot {
     }
 }
 
-/// Grants the first slot with a queued waiter among `n` (`slot(i)` for
-/// `i < n`) after `from` around the ring (`from` itself last): whether it
-/// found one. The caller holds the lock and keeps `in_use` true.
+/// The first slot with a queued waiter among `n` (`slot(i)` for `i < n`)
+/// after `from` around the ring (`from` itself last).
+#[inline]
+fn next_waiting<'s>(
+    n: usize,
+    from: usize,
+    slot: impl Fn(usize) -> &'s TicketSlot,
+) -> Option<usize> {
+    (1..=n)
+        .map(|i| (from + i) % n)
+        .find(|&t| slot(t).has_waiters())
+}
+
+/// Grants the first slot with a queued waiter among `n` after `from` (as
+/// [`next_waiting`]): whether it found one. The caller holds the lock and
+/// keeps `in_use` true.
 #[inline]
 fn grant_next<'s>(n: usize, from: usize, slot: impl Fn(usize) -> &'s TicketSlot) -> bool {
-    for i in 1..=n {
-        let slot = slot((from + i) % n);
-        if slot.has_waiters() {
-            // Release: passes our critical section to the head's
-            // Acquire CAS of `grant`.
-            slot.grant.store(true, Ordering::Release);
-            return true;
+    match next_waiting(n, from, &slot) {
+        Some(t) => {
+            slot(t).grant();
+            true
         }
+        None => false,
     }
-    false
 }
 
 /// The slots of a pooled [`RonTicket`] block: [`BLOCK_SLOTS`] ticket
@@ -414,6 +437,11 @@ impl<R: Relax> RonTicket<R> {
 
     /// [`release`](Self::release) with blocks from `pool`.
     ///
+    /// Every block reference is dropped while we still hold the lock:
+    /// once a grant or the free makes the lock available, its last user
+    /// may free it, and a last reference's drop writes the lock (it
+    /// detaches the block from `home`).
+    ///
     /// # Safety
     /// As [`release`](Self::release), and `pool` is the lock's pool.
     #[inline]
@@ -441,36 +469,51 @@ impl<R: Relax> RonTicket<R> {
             self.in_use.free();
             return;
         }
+        // The hint (user code) is asked first; if it panics the release
+        // runs from slot 0 and takes `kept` all the same.
+        let kept = core::cell::Cell::new(kept);
         token.release_from_slot_of(pool::active_slots(), |from| {
-            self.release_from(pool, kept.as_deref(), from)
+            self.release_from(pool, kept.take(), from)
         });
-        // `kept` is dropped here (also if the hint panicked), after the
-        // grant or the free.
     }
 
     /// The release with a block, scanning from slot `from` + 1 in the
-    /// block `kept` (the owner's reference) or a fresh look-up.
+    /// block `kept` (the owner's reference) or a fresh look-up; drops the
+    /// reference before the grant or the free.
     #[cold]
-    fn release_from(&self, pool: &Pool<'_, TicketSlots>, kept: Option<&TicketSlots>, from: usize) {
-        // A reference keeps the block this lock's while we scan and grant.
-        let fresh;
+    fn release_from<'a>(
+        &'a self,
+        pool: &Pool<'a, TicketSlots>,
+        kept: Option<BlockRef<'a, TicketSlots>>,
+        from: usize,
+    ) {
+        // A reference keeps the block this lock's while we scan.
         let room = match kept {
             Some(r) => Some(r),
-            None => {
-                fresh = pool::current(&self.home, pool);
-                fresh.as_deref()
-            }
+            None => pool::current(&self.home, pool),
         };
-        if let Some(room) = room
-            && grant_next(pool::active_slots(), from, |t| room.slot(t))
-        {
-            crate::coverage::hit!("ron_ticket.granted");
-            return;
-        }
-        crate::coverage::hit!("ron_ticket.freed_after_scan");
-        if kept.is_some() {
-            // Relaxed: as above; the free below publishes it.
-            self.owner_ref.store(false, Ordering::Relaxed);
+        let n = pool::active_slots();
+        if let Some(room) = room {
+            if let Some(t) = next_waiting(n, from, |t| room.slot(t)) {
+                // Slot `t` has a ticket out: its holder keeps a reference
+                // until it is served, which only our grant does (a ticket
+                // is never given back), so the block stays this lock's
+                // and our reference is not its last.
+                let slots = room.unreferenced();
+                crate::coverage::hit!("ron_ticket.granted");
+                slots.slot(t).grant();
+                return;
+            }
+            crate::coverage::hit!("ron_ticket.freed_after_scan");
+            if self.owner_ref.load(Ordering::Relaxed) {
+                // Relaxed: as above; the free below publishes it.
+                self.owner_ref.store(false, Ordering::Relaxed);
+            }
+            // Possibly the block's last reference: its return writes
+            // `home`, which must happen while we hold the lock.
+            drop(room);
+        } else {
+            crate::coverage::hit!("ron_ticket.freed_after_scan");
         }
         self.in_use.free();
     }

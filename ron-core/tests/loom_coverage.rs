@@ -288,13 +288,15 @@ mod pooled {
     use super::*;
 
     /// Preemption bound of the return races: the owner keeps its block
-    /// reference until its release, so an entry meets a return only if it
-    /// is preempted inside the release's few steps. The entry racing the
-    /// return (a closed block seen, a stale index, a block claimed again)
-    /// is required of `nxt_ron`, whose bitmap fast release leaves the
-    /// window open; the pool's code is one generic for every layout, and
-    /// the `RonTicket` and `RonPlock` models reach the claim, use and
-    /// return without that race.
+    /// reference until its release, and every release drops it before the
+    /// grant or the free, so an entry meets a return only if it is
+    /// preempted inside the release's few steps while the lock is held.
+    /// These models reach the claim, use and return; the entry racing a
+    /// return (a stale index, a block claimed again) is required of the
+    /// same generic pool code by `loom_ron_raw`'s pool models. (Before the
+    /// releases dropped their references first, `nxt_ron`'s bitmap fast
+    /// release returned the block after freeing the lock, which left that
+    /// race open here too: see `last_user_frees` for why it had to go.)
     const BOUND_POOL: usize = 3;
 
     /// What the model needs beyond [`Slotted`].
@@ -363,6 +365,83 @@ mod pooled {
         unsafe { s.lock.unlock(t) };
         assert!(!s.lock.has_block(), "a block left attached to an idle lock");
         assert_eq!(L::blocks_in_use(), 0, "a block not returned to the pool");
+    }
+
+    /// The waiter is the lock's last user: once its unlock returns, the
+    /// lock may be freed (a count beside it said so), while the holder
+    /// that granted it the lock may still be inside its own unlock. No
+    /// reference may then be left to drop: a last reference's drop writes
+    /// the lock (it detaches the block from the lock's index), so every
+    /// release drops its reference before the grant or the free that makes
+    /// the lock available. A release that drops after it fails here: the
+    /// last user finds the block still attached.
+    fn last_user_frees<L: Pooled>() {
+        let s = Shared::with(L::create());
+        let t = s.lock.lock_observed(0, || ());
+        let s2 = s.clone();
+        let h = thread::spawn(move || {
+            let t = s2.lock.lock_observed(1, || s2.register());
+            // No yield: a yield would let the granting holder finish.
+            s2.bump();
+            // SAFETY: held.
+            unsafe { s2.lock.unlock(t) };
+            assert!(
+                !s2.lock.has_block(),
+                "the last user's unlock returned with a block reference still to drop"
+            );
+        });
+        s.wait_for_waiters(1);
+        s.bump_yielding();
+        // SAFETY: held.
+        unsafe { s.lock.unlock(t) };
+        h.join().unwrap();
+        assert_eq!(s.total(), 2);
+        assert_eq!(L::blocks_in_use(), 0, "a block not returned to the pool");
+    }
+
+    #[test]
+    fn ron_ticket_last_user_frees() {
+        explore(
+            "pooled::ron_ticket_last_user_frees",
+            BOUND_POOL,
+            &["ron_ticket."],
+            &[
+                "ron_ticket.granted",
+                "ron_ticket.grant_taken",
+                "ron_ticket.pool_return",
+            ],
+            last_user_frees::<RonTicket>,
+        );
+    }
+
+    #[test]
+    fn nxt_ron_last_user_frees() {
+        explore(
+            "pooled::nxt_ron_last_user_frees",
+            BOUND_POOL,
+            &["nxt_ron.", "ron_raw.pool"],
+            &[
+                "nxt_ron.granted",
+                "nxt_ron.grant_taken",
+                "ron_raw.pool_return",
+            ],
+            last_user_frees::<NxtRon>,
+        );
+    }
+
+    #[test]
+    fn ron_plock_last_user_frees() {
+        explore(
+            "pooled::ron_plock_last_user_frees",
+            BOUND_POOL,
+            &["ron_plock.", "ron_raw.pool"],
+            &[
+                "ron_plock.granted",
+                "ron_plock.grant_taken",
+                "ron_raw.pool_return",
+            ],
+            last_user_frees::<RonPlock>,
+        );
     }
 
     /// The pool is exhausted (limit 0): the waiter waits unregistered on
@@ -453,9 +532,6 @@ mod pooled {
                 "nxt_ron.granted",
                 "nxt_ron.grant_taken",
                 "ron_raw.pool_return",
-                "ron_raw.pool_reuse",
-                "ron_raw.pool_closed_seen",
-                "ron_raw.pool_stale",
                 "nxt_ron.freed_no_mark",
                 "nxt_ron.release_kept_ref",
                 "model.second_round_waited",
@@ -865,6 +941,8 @@ mod unwind_hands_on {
     unwind_lock!(
         NxtRonInline<2, PanicRelax> => NxtRonInline::new(), |l: &Self, s| l.acquire_in_observed(s, || ());
         RonPlockInline<2, PanicRelax> => RonPlockInline::new(), |l: &Self, s| l.acquire_in_observed(s, || ());
+        NxtRon<PanicRelax> => NxtRon::new(), |l: &Self, s| l.acquire_in_observed(s, || ());
+        RonPlock<PanicRelax> => RonPlock::new(), |l: &Self, s| l.acquire_in_observed(s, || ());
         ShRon<PanicRelax> => ShRon::new_in(Box::leak(Box::new(ShTable::new()))),
             |l: &Self, s| l.acquire_in(s)
     );
@@ -946,6 +1024,49 @@ mod unwind_hands_on {
             &["plock.unwind", "ron_plock.granted"],
             &["plock.unwind_took_grant", "plock.unwind_left"],
             model::<RonPlockInline<2, PanicRelax>>,
+        );
+    }
+
+    /// The pooled lock: an unwind that takes the grant also holds the
+    /// granting release's block reference besides its own; it drops its
+    /// own before handing the lock on, so the block goes back to the pool
+    /// (a reference counted twice or lost shows here).
+    fn pooled_model<L: UnwindLock>() {
+        model::<L>();
+        assert_eq!(
+            ron_core::ron_raw::pool::global().in_use(),
+            0,
+            "a block not returned to the pool"
+        );
+    }
+
+    #[test]
+    fn nxt_ron_pooled() {
+        explore(
+            "unwind_hands_on::nxt_ron_pooled",
+            1,
+            &["plock.unwind", "nxt_ron.granted", "ron_raw.pool_return"],
+            &[
+                "plock.unwind_took_grant",
+                "plock.unwind_left",
+                "ron_raw.pool_return",
+            ],
+            pooled_model::<NxtRon<PanicRelax>>,
+        );
+    }
+
+    #[test]
+    fn ron_plock_pooled() {
+        explore(
+            "unwind_hands_on::ron_plock_pooled",
+            1,
+            &["plock.unwind", "ron_plock.granted", "ron_raw.pool_return"],
+            &[
+                "plock.unwind_took_grant",
+                "plock.unwind_left",
+                "ron_raw.pool_return",
+            ],
+            pooled_model::<RonPlock<PanicRelax>>,
         );
     }
 

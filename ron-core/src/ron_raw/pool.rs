@@ -817,6 +817,25 @@ impl<T: BlockSlots> BlockRef<'_, T> {
     }
 }
 
+impl<'a, T: BlockSlots> BlockRef<'a, T> {
+    /// The block's slots, with the pool's lifetime: memory as long as the
+    /// pool lives (blocks are type-stable); this lock's while the caller
+    /// holds this reference or knows of another.
+    pub(crate) fn slots(&self) -> &'a T {
+        &self.block.slots
+    }
+
+    /// Drops the reference and returns the block's slots, which stay
+    /// memory (blocks are type-stable and live as long as the pool) but
+    /// may be returned and claimed by another lock from now on, unless the
+    /// caller knows of another reference that outlives its use of them.
+    pub(crate) fn unreferenced(self) -> &'a T {
+        let slots = &self.block.slots;
+        drop(self);
+        slots
+    }
+}
+
 /// Takes back a reference kept with [`BlockRef::keep`] to the block
 /// `home` names in `pool`.
 ///
