@@ -8,7 +8,8 @@
 //! local waiters are queued and fewer than [`COHORT_HANDOVERS`] consecutive
 //! local handovers happened, the holder sets `passed` and releases only the
 //! local lock: the next owner of the group inherits the global lock without
-//! touching it. Otherwise it releases the global lock, then the local one.
+//! touching it. Otherwise it releases the local lock, then the global one
+//! (its last access: the lock may be freed once it is free).
 //! A thread's group is `groups::group_of(hint::current_cpu()) % N`, read once
 //! per acquisition and carried in the guard, so the unlock finds the same
 //! local lock after a migration.
@@ -193,11 +194,15 @@ impl<const N: usize, R: Relax> CBoMcs<N, R> {
     #[inline]
     unsafe fn release_both(&self, l: &Local) {
         l.handovers.store(0, Ordering::Relaxed); // owner-only field
+        // The local lock first: the global lock's release must be our last
+        // access, since once it is free the lock's last user may take it
+        // and free the lock (`docs/design.md`, invariant 6). The next
+        // owner of `g` finds `passed` false and waits for the global lock.
+        // SAFETY: we hold the local lock.
+        unsafe { l.q.release() };
         // SAFETY: we hold the global lock (the caller's contract); its
         // Release store publishes the critical section to the next owner.
         unsafe { self.global.release(()) };
-        // SAFETY: we hold the local lock.
-        unsafe { l.q.release() };
     }
 
     /// Releases both the global and the local lock (no cohort handover).

@@ -9,8 +9,8 @@
 //! global lock, unless the previous local owner *passed* the global lock
 //! along. On unlock the holder passes the global lock to the next local
 //! ticket while one is waiting and fewer than [`FSL_HANDOVERS`] handovers
-//! happened in a row; otherwise it releases the global lock, then the local
-//! one. `G = 1` with a route is per-CPU, a large `G` is one group (a ticket
+//! happened in a row; otherwise it releases the local lock, then the global
+//! one (its last access: the lock may be freed once it is free). `G = 1` with a route is per-CPU, a large `G` is one group (a ticket
 //! lock with an extra level). The local lock's index is carried in the guard.
 //! These *route groups* are `Fsl`'s own: the [`groups`](crate::groups)
 //! table that `Cna` and `CBoMcs` use plays no part here.
@@ -182,10 +182,14 @@ impl<const G: usize, const L: usize, R: Relax> Fsl<G, L, R> {
     #[inline]
     unsafe fn release_both(global: &TicketCore, l: &Local) {
         l.handovers.store(0, Ordering::Relaxed); // owner-only field
+        // The local ticket first: the global release must be our last
+        // access, since once it is free the lock's last user may take it
+        // and free the lock (`docs/design.md`, invariant 6). The next local
+        // owner finds `passed` false and waits for the global ticket.
         // SAFETY: we hold both ticket locks (the caller's contract).
         unsafe {
-            global.release();
             l.tickets.release();
+            global.release();
         }
     }
 
