@@ -850,10 +850,14 @@ impl RonRw {
     /// # Safety
     /// The caller holds upgradable access acquired with `token`.
     pub unsafe fn unread_upgradable(&self, token: PlaceToken) {
-        // Release: as for a central reader.
-        self.rout.fetch_add(1, Ordering::Release);
+        // The queue first: counting our read out must be our last access,
+        // since once it is out the lock's last user may free the lock
+        // (`docs/design.md`, invariant 6). A writer that takes the queue
+        // meanwhile waits for our read like any other.
         // SAFETY: the caller holds the queue with `token`.
         unsafe { self.writers.release(token) };
+        // Release: as for a central reader.
+        self.rout.fetch_add(1, Ordering::Release);
     }
 
     /// Upgradable to shared: leaves the queue, keeps the central read.

@@ -23,6 +23,9 @@
 //!   it to Relaxed makes this model fail).
 //! * `upgrade_and_downgrade`: an upgradable reader that upgrades and then
 //!   downgrades, a reader and a writer.
+//! * `upgradable_unlock_then_writer`: an upgradable reader that unlocks
+//!   without upgrading (queue first, its read counted out last) and a
+//!   writer: weakening the count's `Release` makes this model fail.
 //! * `shared_slot`: two biased locks whose readers of group 0 share one
 //!   table slot (the loom table maps every lock there): a reader of one
 //!   claims the slot or joins it, a reader of the other finds it busy,
@@ -280,6 +283,39 @@ fn upgrade_and_downgrade() {
             u.join().unwrap();
             assert!(r.join().unwrap() <= 2);
             assert_eq!(s.reader(0), 2);
+            assert!(!s.lock.is_held(), "lock left held");
+        },
+    );
+}
+
+/// An upgradable reader that reads and unlocks without upgrading, and a
+/// writer: the writer's write must come after the upgradable read (loom
+/// reports the cell's race otherwise). The upgradable unlock releases the
+/// writers' queue first and counts its read out last, so a writer that
+/// takes the lock by its fast path after the queue is free synchronises
+/// with the read through that count alone (its `Release`).
+#[test]
+fn upgradable_unlock_then_writer() {
+    run(
+        "upgradable_unlock_then_writer",
+        2,
+        &["ron_rw.write_fast"],
+        || {
+            let s = Shared::new();
+            let u = {
+                let s = s.clone();
+                thread::spawn(move || {
+                    let t = s.lock.read_upgradable();
+                    // SAFETY: upgradable (shared) access held.
+                    let v = s.cell.with(|p| unsafe { *p });
+                    // SAFETY: held with `t`.
+                    unsafe { s.lock.unread_upgradable(t) };
+                    v
+                })
+            };
+            s.writer();
+            assert!(u.join().unwrap() <= 1);
+            assert_eq!(s.reader(0), 1);
             assert!(!s.lock.is_held(), "lock left held");
         },
     );
