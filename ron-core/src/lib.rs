@@ -110,7 +110,7 @@
 //! | [`relax`] | waiting policies (`Relax`) |
 //! | [`condvar`] | [`RonCondvar`] / [`Condvar`] for every lock |
 //! | [`timed`] (`std`) | deadlines for `lock_api`'s timed locking |
-//! | `futex.rs` | futex wait and wake, and the asymmetric fence (`membarrier`) of a sleeper's check (`std`, `RonPark`) |
+//! | `futex.rs` | futex wait and wake (`std`: `RonPark`, `RonRaw`, `RonCondvar`) |
 //! | `raw_impl.rs` | the `Default` / `Debug` macro every lock uses |
 //! | `unwind.rs` | drop guards that clean up or abort on unwinding |
 //! | `sync.rs` | atomics from `core`, loom, shuttle or the VM |

@@ -16,7 +16,7 @@
 //! ## States
 //! | field | meaning | written by |
 //! |---|---|---|
-//! | `lock` | `LOCKED` (`1`) or free (`0`) | set by the CAS that takes the lock, cleared by the release's store |
+//! | `lock` | free (`0`), `LOCKED` (`1`), or `LOCKED \| MARK` (`3`): held, and a waiter registered (or passed a wake-up on) since it was taken, so the release must look at `state` | `LOCKED` by the CAS that takes the lock; `MARK` by a parking waiter's CAS (only while held); cleared by the release: a CAS `LOCKED -> 0`, or, marked, a swap back to `LOCKED`, the wake-up, and that CAS again |
 //! | `state` bit 0 | `WAKING`: a wake-up is on its way | set by a release (or a leaving timed waiter) that saw the lock free and threads parked, in an RMW that requires them parked; cleared by every unpark |
 //! | `state` bit 1 | `HUNGRY`: a starving waiter wants the lock handed over | set by a woken waiter that lost the lock after [`HUNGER_AFTER`] parked, while no other waiter starves; cleared by the release that hands over, or by the starving waiter when it takes the free lock or gives up |
 //! | `state` bit 2 | `HANDOFF`: the lock was handed over to the starving waiter (`lock` stayed `LOCKED`) | set by that release (in the RMW that clears `HUNGRY`); cleared by the starving waiter, which then holds the lock |
@@ -25,19 +25,25 @@
 //! | slot `epoch` | futex word: wake-ups sent to this slot (wrapping) | `+1` by a release that picked this slot |
 //!
 //! `lock` and `state` share a cache line but not a word: taking the lock
-//! is one CAS of `lock` and freeing it one store, whatever the parked
-//! count, as in a test-and-set lock.
+//! is one CAS of `lock` and freeing it one CAS, whatever the parked count.
+//! The free is the release's last access to the lock: once it is free, the
+//! lock's last user may take it and free the lock's memory, so a release
+//! does everything it owes (the look at `state`, a wake-up) first.
 //!
 //! ## Parking and waking
-//! A parking waiter: reads `epoch`, `sleepers += 1`, `state += 8`, a
-//! heavy fence, then looks at `lock`; if it is free it tries to take it
+//! A parking waiter: reads `epoch`, `sleepers += 1`, `state += 8`, then
+//! *marks* the lock word (a CAS `l -> l | MARK` while it is held, also
+//! over an existing mark); if the word is free it tries to take it
 //! instead of sleeping, else it sleeps while `epoch` is unchanged. A
-//! release: stores `0` to `lock`, a light fence, then looks at `state`; if
-//! threads are parked and `WAKING` is clear, it sets `WAKING` (an RMW that
-//! fails if that changed meanwhile), scans the slots from its own + 1
-//! along the route and, in the first with `sleepers != 0`, bumps `epoch`
-//! and wakes one sleeper. With `WAKING` set, releases wake nobody: one
-//! woken thread at a time competes for the lock.
+//! release: a CAS `LOCKED -> 0`; if that fails the word is marked, and,
+//! still holding the lock, it swaps the word back to `LOCKED`, looks at
+//! `state` and, if threads are parked and `WAKING` is clear, sets
+//! `WAKING` (an RMW that fails if that changed meanwhile), scans the slots
+//! from its own + 1 along the route and, in the first with
+//! `sleepers != 0`, bumps `epoch` and wakes one sleeper; then it tries the
+//! CAS `LOCKED -> 0` again (a waiter may have marked the word since). With
+//! `WAKING` set, releases wake nobody: one woken thread at a time competes
+//! for the lock.
 //!
 //! A woken waiter first looks at the lock word *while still registered*
 //! (the spin phase's schedule of looks, until it sees the lock free), and
@@ -47,16 +53,15 @@
 //! slow to run after its wake-up.
 //!
 //! ## Why no wake-up is lost
-//! The parking waiter's check and the release's are a Dekker pair: each
-//! writes one word (`state`, `lock`), then fences, then reads the other.
-//! The fences are an asymmetric pair (`futex::heavy_fence` on the parking
-//! side, `futex::light_fence` on the release): on Linux, `membarrier(2)`
-//! with a compiler fence on the release (the VM prices that membarrier),
-//! elsewhere (and under loom, shuttle and Miri) `fence(SeqCst)` on both
-//! sides. Either way they order as two `SeqCst` fences would, so at least
-//! one side sees the other's write: if the waiter saw the lock held, the
-//! release that frees it sees the waiter's registration (or a later value
-//! of `state`). That release then, unless `WAKING` is set, claims it and
+//! The parking waiter's mark and the release's CASes are read-modify-writes
+//! of one word, so they are ordered: a waiter sleeps only after marking a
+//! held word, and the holder then frees it only by a CAS from the unmarked
+//! word, so its release sees the mark, clears it with an Acquire swap that
+//! reads from the mark (Release) or a later RMW of the word, and so sees
+//! the waiter's registration, which came before the mark. A waiter that
+//! marks after that swap makes the release's final CAS fail, and the
+//! release looks again. No fence, and no `membarrier`, on either side.
+//! That release then, unless `WAKING` is set, claims it and
 //! finds a slot with `sleepers != 0`: the claim is an Acquire RMW of
 //! `state` that reads from the release sequence headed by the waiter's
 //! registration RMW, which its `sleepers` increment precedes (Release). It
@@ -78,15 +83,14 @@
 //!
 //! `WAKING` is only set while threads are parked (the RMW that sets it
 //! requires it), and each of them clears it when it unparks, so it never
-//! stays set with nobody to clear it. The thread that clears it is still
-//! in its acquisition loop: it holds the lock (its release runs the check),
-//! or it keeps competing and, before it sleeps again, runs the waiter's
-//! check afresh; a release that saw `WAKING` still set in the meantime
-//! left the lock free for it to see. A timed waiter that gives up after
-//! its unpark passes the wake-up on: it runs the release's side of the
-//! check (a heavy fence, then a look at `lock`) and, if the lock is free
-//! and others are parked, claims `WAKING` and wakes the next sleeper
-//! itself; if the lock is held, its holder's release sees the unpark.
+//! stays set with nobody to clear it. A release that saw it set woke
+//! nobody, counting on the wake-up in flight; so the unpark that clears a
+//! set `WAKING` while others are still parked owes the next wake-up: it
+//! marks the lock word if the lock is held (its holder's release then
+//! wakes one), else claims `WAKING` and wakes the next sleeper itself.
+//! This covers the woken thread that takes the lock (it marks its own
+//! word), the one that keeps competing, and a timed waiter that gives up
+//! (`passes_on`).
 //!
 //! ## Starving waiters
 //! * A woken waiter that loses the lock, after its first sleep of this
@@ -143,14 +147,12 @@
 //! ## Cost
 //! Bytes per lock: `128 * (S + 2)`, **2304** for the default `S = 16` (the
 //! lock and parked words, the budget and every slot on their own 128-byte
-//! pair of lines). Uncontended lock +
-//! unlock: one CAS, a load and a store (with `membarrier`; a `SeqCst` fence
-//! more without it). The parked count is not in the lock word, so sleepers
-//! slow neither fast path: a release with a wake-up already in flight or
-//! nobody parked is a store, a (compiler) fence and a load; only one that
-//! finds threads parked and no wake-up in flight runs the slow path (a
-//! claim, the slot scan and a futex wake). A parking waiter pays one
-//! `membarrier` before it sleeps.
+//! pair of lines). Uncontended lock + unlock: two CASes and a load (the
+//! `HUNGRY` look). A release whose word nobody marked is that CAS; a
+//! marked one clears the mark, looks at `state` and, with threads parked
+//! and no wake-up in flight, claims, scans the slots and wakes (a futex
+//! wake), all before the CAS that frees the lock. A parking waiter pays
+//! one CAS on the lock word before it sleeps, and no fence.
 //!
 //! ```
 //! use ron_core::RonPark;
@@ -181,6 +183,10 @@ use std::time::Instant;
 
 /// `lock`: held.
 const LOCKED: u32 = 1;
+/// `lock` bit 1, only with [`LOCKED`]: a waiter registered (or unparked
+/// with others still parked) while the lock was held, so its release must
+/// look at `state` before it frees the lock.
+const MARK: u32 = 2;
 /// `state` bit 0: a wake-up is on its way.
 const WAKING: u32 = 1;
 /// `state` bit 1: a starving waiter waits for the next release to hand
@@ -234,10 +240,10 @@ fn pause(look: u32) {
 /// Default number of slots.
 pub const DEFAULT_SLOTS: usize = 16;
 
-/// The lock word and the parked count, on one cache line: a release
-/// stores the first and then reads the second.
+/// The lock word and the parked count, on one cache line: a release of a
+/// marked word reads the second before it frees the first.
 struct Word {
-    /// `0` free, [`LOCKED`] held.
+    /// `0` free, [`LOCKED`] held, `LOCKED | MARK` held and to be checked.
     lock: AtomicU32,
     /// [`WAKING`] and the parked count (in units of [`PARKED`]).
     state: AtomicU32,
@@ -398,7 +404,7 @@ impl<const S: usize> RonPark<S> {
     }
 
     /// Park phase: registers as a sleeper of slot `s`, looks at the lock
-    /// word once more (the Dekker check), sleeps, then takes the lock, has
+    /// word (marks it while held, module docs), sleeps, then takes the lock, has
     /// it handed over (starving) or goes round again. `Break(Some(_))`:
     /// the lock is ours; `Break(None)`: the deadline passed; `Continue`: a
     /// new round.
@@ -430,13 +436,10 @@ impl<const S: usize> RonPark<S> {
         // which a release's claim of WAKING (an Acquire RMW) sees our
         // `sleepers` increment; Acquire orders us after earlier unparks.
         self.word.state.fetch_add(PARKED, Ordering::AcqRel);
-        // The Dekker check against the release (module docs): after our
-        // registration, a look at the lock word. Either we see it free,
-        // or the release that frees it sees us registered.
-        futex::heavy_fence();
-        // Relaxed: ordered after the registration by the fence above;
-        // `try_take` has the Acquire.
-        let free = self.word.lock.load(Ordering::Relaxed) == 0;
+        // After our registration, mark the lock word (module docs): either
+        // we see it free, or its holder's release, which frees it only by a
+        // CAS from an unmarked word, sees our mark and looks at `state`.
+        let free = !self.mark_held();
         if free || deadline.expired() {
             // The lock was free after we registered (or we give up):
             // do not sleep.
@@ -584,12 +587,11 @@ impl<const S: usize> RonPark<S> {
         }
     }
 
-    /// Deregisters a parked waiter of slot `s`, clearing `WAKING`. A
-    /// waiter leaving without the lock (`pass_on`) may have received a
-    /// wake-up meant to keep the lock moving: it runs the release's check
-    /// (the Dekker pair of the module docs, from the other side) and, if
-    /// the lock is free and others are parked, wakes the next sleeper
-    /// itself.
+    /// Deregisters a parked waiter of slot `s`, clearing `WAKING`. If it
+    /// cleared a set `WAKING` and others are still parked, the next
+    /// wake-up must follow: it marks the lock word if the lock is held (its
+    /// release then wakes one), else wakes the next sleeper itself
+    /// (`pass_on`: a waiter leaving without the lock, counted apart).
     fn unpark(&self, s: usize, pass_on: bool) {
         // Relaxed: ordered before the `state` RMW below by its Release half.
         self.slots[s].sleepers.fetch_sub(1, Ordering::Relaxed);
@@ -599,15 +601,43 @@ impl<const S: usize> RonPark<S> {
         let Ok(w) = self.update_state(|w| Some((w - PARKED) & !WAKING)) else {
             unreachable!("the update always applies")
         };
-        if pass_on && w - PARKED >= PARKED {
-            // Our unpark, then a look at the lock word: either we see it
-            // free, or its holder's release sees our unpark (WAKING clear).
-            futex::heavy_fence();
-            // Relaxed: ordered after the unpark by the fence above.
-            if self.word.lock.load(Ordering::Relaxed) == 0 {
-                self.claim_and_wake(s, || {
+        // Only the unpark that clears a set `WAKING` owes the next
+        // wake-up: a release that saw it set woke nobody, counting on it.
+        if w & WAKING != 0 && w - PARKED >= PARKED && !self.mark_held() {
+            // Free: nobody's release will look; wake the next one here.
+            self.claim_and_wake(s, || {
+                if pass_on {
                     crate::coverage::hit!("ron_park.passes_on");
-                });
+                }
+            });
+        }
+    }
+
+    /// Marks the lock word if the lock is held (`true`), so that its
+    /// holder's release looks at `state` before freeing it; `false` if it
+    /// is free. Always an RMW when held (also over an existing mark), so
+    /// that what this thread did to `state` before happens before that
+    /// release's look.
+    fn mark_held(&self) -> bool {
+        // Relaxed: a guess for the CAS.
+        let mut l = self.word.lock.load(Ordering::Relaxed);
+        loop {
+            if l == 0 {
+                return false;
+            }
+            // Release: our `state` RMWs before this happen before the
+            // release's Acquire swap that clears the mark. Relaxed on
+            // failure: retried with the value seen.
+            match self
+                .word
+                .lock
+                .compare_exchange(l, l | MARK, Ordering::Release, Ordering::Relaxed)
+            {
+                Ok(_) => {
+                    crate::coverage::hit!("ron_park.marks");
+                    return true;
+                }
+                Err(now) => l = now,
             }
         }
     }
@@ -683,36 +713,55 @@ impl<const S: usize> RonPark<S> {
         if self.word.state.load(Ordering::Relaxed) & HUNGRY != 0 && self.hand_over() {
             return;
         }
-        // Release: publishes the critical section to the next taker.
-        self.word.lock.store(0, Ordering::Release);
-        // The Dekker check against a parking waiter (module docs): after
-        // freeing the lock, a look at the parked count. Either it sees the
-        // waiter registered, or the waiter sees the lock free.
-        futex::light_fence();
-        // Relaxed: ordered after the store by the fence above; the claim
-        // in `release_slow` has the Acquire.
-        let w = self.word.state.load(Ordering::Relaxed);
-        if w >= PARKED && w & WAKING == 0 {
+        // Free the lock unless it is marked. Release: publishes the
+        // critical section to the next taker. Relaxed on failure: the slow
+        // path reads the word again. The free is our last access to the
+        // lock: its last user may free it once it is free.
+        if self
+            .word
+            .lock
+            .compare_exchange(LOCKED, 0, Ordering::Release, Ordering::Relaxed)
+            .is_err()
+        {
             self.release_slow(token);
         }
     }
 
-    /// The release with threads parked and no wake-up in flight: claims
-    /// `WAKING` (if nobody else has meanwhile) and wakes the next sleeper.
+    /// The release of a marked lock: clears the mark, wakes the next
+    /// sleeper if threads are parked and no wake-up is in flight, and
+    /// frees the lock by a CAS from the unmarked word (again if a waiter
+    /// marked it meanwhile). Everything happens while we hold the lock.
     #[cold]
     #[inline(never)]
     fn release_slow(&self, token: PlaceToken) {
-        // The lock is free already. The CPU hint (for a fast-path token)
-        // is user code: if it panics, `release_from_slot` claims and wakes
-        // from slot 0 instead, so the wake-up this release owes still goes
-        // out before the panic unwinds.
-        token.release_from_slot::<S>(|from| self.claim_and_wake(from, || {}));
+        // The CPU hint (for a fast-path token) is user code: if it panics,
+        // `release_from_slot` runs this from slot 0 instead, so the lock
+        // is freed (and the wake-up it owes sent) before the panic unwinds.
+        token.release_from_slot::<S>(|from| {
+            loop {
+                // Acquire: pairs with the markers' Release, so their
+                // registrations (and unparks) happen before the claim below.
+                self.word.lock.swap(LOCKED, Ordering::Acquire);
+                self.claim_and_wake(from, || {});
+                // As the fast path's CAS; it fails if a waiter marked the word
+                // since the swap (it registered after our claim's look).
+                if self
+                    .word
+                    .lock
+                    .compare_exchange(LOCKED, 0, Ordering::Release, Ordering::Relaxed)
+                    .is_ok()
+                {
+                    return;
+                }
+                crate::coverage::hit!("ron_park.marked_again");
+            }
+        });
     }
 
     /// Whether the lock is held (a momentary snapshot).
     #[inline]
     pub fn is_held(&self) -> bool {
-        self.word.lock.load(Ordering::Relaxed) == LOCKED // a snapshot by contract
+        self.word.lock.load(Ordering::Relaxed) != 0 // a snapshot by contract
     }
 }
 
