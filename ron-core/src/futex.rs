@@ -9,6 +9,12 @@
 //! deadline): callers re-check their condition in a loop.
 
 use crate::sync::AtomicU32;
+// The polling `wait` (loom, shuttle, non-Linux) loads the word.
+#[cfg(not(any(
+    all(target_os = "linux", not(loom), not(shuttle), not(ron_vm)),
+    all(ron_vm, not(loom), not(shuttle))
+)))]
+use crate::sync::Ordering;
 use crate::timed::Deadline;
 
 /// Sleeps while `*word == seen`, until `deadline` (may return early).
@@ -43,14 +49,24 @@ pub(crate) fn wait(word: &AtomicU32, seen: u32, deadline: Deadline) {
 }
 
 /// Wakes up to `n` threads sleeping on `word`.
-#[cfg(all(target_os = "linux", not(loom), not(shuttle), not(ron_vm)))]
 pub(crate) fn wake(word: &AtomicU32, n: u32) {
+    wake_at(word, n);
+}
+
+/// Wakes up to `n` threads sleeping on the word at `word`. Only the
+/// address is used (as the kernel's `FUTEX_WAKE` uses it), so the word may
+/// have been freed since: a lock's release may wake after it freed the
+/// lock, as `std`'s mutex does; a waiter of a new word at that address
+/// then wakes spuriously, which every futex waiter tolerates.
+#[cfg(all(target_os = "linux", not(loom), not(shuttle), not(ron_vm)))]
+pub(crate) fn wake_at(word: *const AtomicU32, n: u32) {
     let n = i32::try_from(n).unwrap_or(i32::MAX);
-    // SAFETY: FUTEX_WAKE only uses the address as a key.
+    // SAFETY: FUTEX_WAKE only uses the address as a key and reads no
+    // memory (`AtomicU32` has `u32`'s layout).
     unsafe {
         libc::syscall(
             libc::SYS_futex,
-            word.as_ptr(),
+            word.cast::<u32>(),
             libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
             n,
         );
@@ -69,10 +85,11 @@ pub(crate) fn wait(word: &AtomicU32, seen: u32, deadline: Deadline) {
     word.futex_wait(seen, timeout);
 }
 
-/// Wakes up to `n` threads sleeping on `word` in the VM.
+/// Wakes up to `n` threads sleeping on the word at `word` in the VM (the
+/// address only, as above).
 #[cfg(all(ron_vm, not(loom), not(shuttle)))]
-pub(crate) fn wake(word: &AtomicU32, n: u32) {
-    word.futex_wake(n);
+pub(crate) fn wake_at(word: *const AtomicU32, n: u32) {
+    ron_vm::futex_wake(word as usize, n);
 }
 
 /// Polls `*word` until it changes or `deadline` passes.
@@ -95,4 +112,4 @@ pub(crate) fn wait(word: &AtomicU32, seen: u32, deadline: Deadline) {
     all(target_os = "linux", not(loom), not(shuttle), not(ron_vm)),
     all(ron_vm, not(loom), not(shuttle))
 )))]
-pub(crate) fn wake(_word: &AtomicU32, _n: u32) {}
+pub(crate) fn wake_at(_word: *const AtomicU32, _n: u32) {}

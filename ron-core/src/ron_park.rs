@@ -40,8 +40,10 @@
 //! `state` and, if threads are parked and `WAKING` is clear, sets
 //! `WAKING` (an RMW that fails if that changed meanwhile), scans the slots
 //! from its own + 1 along the route and, in the first with
-//! `sleepers != 0`, bumps `epoch` and wakes one sleeper; then it tries the
-//! CAS `LOCKED -> 0` again (a waiter may have marked the word since). With
+//! `sleepers != 0`, bumps `epoch`; then it tries the CAS `LOCKED -> 0`
+//! again (a waiter may have marked the word since), and once it freed the
+//! lock it wakes one sleeper of that slot (a futex wake uses the epoch
+//! word's address only, so it may follow the free, as in `std`'s mutex). With
 //! `WAKING` set, releases wake nobody: one woken thread at a time competes
 //! for the lock.
 //!
@@ -150,8 +152,9 @@
 //! pair of lines). Uncontended lock + unlock: two CASes and a load (the
 //! `HUNGRY` look). A release whose word nobody marked is that CAS; a
 //! marked one clears the mark, looks at `state` and, with threads parked
-//! and no wake-up in flight, claims, scans the slots and wakes (a futex
-//! wake), all before the CAS that frees the lock. A parking waiter pays
+//! and no wake-up in flight, claims, scans the slots and bumps an epoch
+//! before the CAS that frees the lock, and makes the futex wake after it
+//! (by address). A parking waiter pays
 //! one CAS on the lock word before it sleeps, and no fence.
 //!
 //! ```
@@ -425,10 +428,10 @@ impl<const S: usize> RonPark<S> {
         // that bump must wake us (it is the one wake-up in flight).
         // Relaxed: ordered before the increment's Release below.
         let epoch = slot.epoch.load(Ordering::Relaxed);
-        // mutants: a load-buffering pair with `wake_next`'s Acquire
+        // mutants: a load-buffering pair with `bump_next`'s Acquire
         // load, which neither loom nor Miri explores; the order of the
         // two accesses is what `tests/shuttle.rs` (ron_park) checks.
-        // Release: pairs with the scan's Acquire load in `wake_next`,
+        // Release: pairs with the scan's Acquire load in `bump_next`,
         // so a release that sees this increment bumps `epoch` after our
         // read above happened, and coherence keeps the bump out of it.
         slot.sleepers.fetch_add(1, Ordering::Release);
@@ -668,18 +671,28 @@ impl<const S: usize> RonPark<S> {
     /// Sets `WAKING` if threads are parked and it is clear, and if so
     /// calls `claimed` and wakes the next sleeper after slot `from`.
     fn claim_and_wake(&self, from: usize, claimed: impl FnOnce()) {
+        if let Some(epoch) = self.claim_next(from, claimed) {
+            futex::wake_at(epoch, 1);
+        }
+    }
+
+    /// [`claim_and_wake`](Self::claim_and_wake) but for the futex wake
+    /// itself: the epoch word to wake one sleeper on, if it claimed.
+    fn claim_next(&self, from: usize, claimed: impl FnOnce()) -> Option<*const AtomicU32> {
         // Relaxed: a look that spares the RMW; the RMW has the Acquire.
         let w = self.word.state.load(Ordering::Relaxed);
         let claim = |w: u32| (w >= PARKED && w & WAKING == 0).then_some(w | WAKING);
         if claim(w).is_some() && self.update_state(claim).is_ok() {
             claimed();
-            self.wake_next(from);
+            return self.bump_next(from);
         }
+        None
     }
 
-    /// Wakes one sleeper of the first slot after `from` along the route
-    /// (ending with `from` itself) that has one.
-    fn wake_next(&self, from: usize) {
+    /// Bumps the epoch of the first slot after `from` along the route
+    /// (ending with `from` itself) that has a sleeper: the word to wake
+    /// one sleeper on.
+    fn bump_next(&self, from: usize) -> Option<*const AtomicU32> {
         for i in 1..=S {
             let t = (from + i) % S;
             let slot = &self.slots[t];
@@ -693,10 +706,10 @@ impl<const S: usize> RonPark<S> {
                 // through `lock`, and the parking waiter's `epoch` read
                 // needs no pairing (see the registration).
                 slot.epoch.fetch_add(1, Ordering::Relaxed);
-                futex::wake(&slot.epoch, 1);
-                return;
+                return Some(&slot.epoch);
             }
         }
+        None
     }
 
     /// Releases the lock and wakes the next sleeper along the route after
@@ -738,22 +751,38 @@ impl<const S: usize> RonPark<S> {
         // `release_from_slot` runs this from slot 0 instead, so the lock
         // is freed (and the wake-up it owes sent) before the panic unwinds.
         token.release_from_slot::<S>(|from| {
+            let mut woken = None;
             loop {
                 // Acquire: pairs with the markers' Release, so their
-                // registrations (and unparks) happen before the claim below.
+                // registrations (and unparks) happen before the claim.
                 self.word.lock.swap(LOCKED, Ordering::Acquire);
-                self.claim_and_wake(from, || {});
-                // As the fast path's CAS; it fails if a waiter marked the word
-                // since the swap (it registered after our claim's look).
+                // A claim on a later round means the wake-up claimed on an
+                // earlier one has arrived (its unpark cleared `WAKING` and
+                // marked the word): the earlier one is woken now, the new
+                // one after the free.
+                if let Some(epoch) = self.claim_next(from, || {})
+                    && let Some(earlier) = woken.replace(epoch)
+                {
+                    futex::wake_at(earlier, 1);
+                }
+                // As the fast path's CAS; it fails if a waiter marked the
+                // word since the swap (it registered or unparked after our
+                // claim's look).
                 if self
                     .word
                     .lock
                     .compare_exchange(LOCKED, 0, Ordering::Release, Ordering::Relaxed)
                     .is_ok()
                 {
-                    return;
+                    break;
                 }
                 crate::coverage::hit!("ron_park.marked_again");
+            }
+            // The futex wake after the free: it uses only the address of
+            // the epoch word (bumped above, while we held the lock), so the
+            // syscall stays out of the lock's hold time.
+            if let Some(epoch) = woken {
+                futex::wake_at(epoch, 1);
             }
         });
     }
