@@ -726,18 +726,22 @@ impl<const S: usize> RonPark<S> {
         if self.word.state.load(Ordering::Relaxed) & HUNGRY != 0 && self.hand_over() {
             return;
         }
-        // Free the lock unless it is marked. Release: publishes the
-        // critical section to the next taker. Relaxed on failure: the slow
-        // path reads the word again. The free is our last access to the
-        // lock: its last user may free it once it is free.
-        if self
-            .word
-            .lock
-            .compare_exchange(LOCKED, 0, Ordering::Release, Ordering::Relaxed)
-            .is_err()
-        {
+        if !self.free_unmarked() {
             self.release_slow(token);
         }
+    }
+
+    /// Frees the lock unless its word is marked; whether it did. The free
+    /// is a release's last access to the lock: its last user may free it
+    /// once it is free.
+    #[inline]
+    fn free_unmarked(&self) -> bool {
+        // Release: publishes the critical section to the next taker.
+        // Relaxed on failure: the caller reads the word again.
+        self.word
+            .lock
+            .compare_exchange(LOCKED, 0, Ordering::Release, Ordering::Relaxed)
+            .is_ok()
     }
 
     /// The release of a marked lock: clears the mark, wakes the next
@@ -765,15 +769,9 @@ impl<const S: usize> RonPark<S> {
                 {
                     futex::wake_at(earlier, 1);
                 }
-                // As the fast path's CAS; it fails if a waiter marked the
-                // word since the swap (it registered or unparked after our
-                // claim's look).
-                if self
-                    .word
-                    .lock
-                    .compare_exchange(LOCKED, 0, Ordering::Release, Ordering::Relaxed)
-                    .is_ok()
-                {
+                // Fails if a waiter marked the word since the swap (it
+                // registered or unparked after our claim's look).
+                if self.free_unmarked() {
                     break;
                 }
                 crate::coverage::hit!("ron_park.marked_again");

@@ -5,17 +5,21 @@
 //! shape of a reference count guarded by the lock it sits beside).
 //!
 //! Each round boxes a lock beside a plain count of the acquisitions left;
-//! three threads each lock it a few times, yield inside the critical
-//! section (so the others wait and, in the RON family, register in a
-//! pooled block), and the thread whose acquisition takes the count to zero
-//! frees the box right after its own unlock. Natively this only checks the
-//! counts; under Miri (`.ci/miri` runs it under several scheduler seeds) an
-//! unlock that reads or writes the lock after making it available to
-//! others (a pooled block's last reference dropped after the grant, which
-//! then detaches the block from the lock) is a use after free.
+//! two threads lock it four times each, yield inside the critical section
+//! (so the other waits and, in the RON family, registers in a pooled
+//! block), and the thread whose acquisition takes the count to zero frees
+//! the box right after its own unlock. Natively it checks that exactly one
+//! acquisition freed the box (a lost or doubled update of the count shows
+//! there). Run under Miri (`cargo +nightly miri test -p ron-core --test
+//! free_after_unlock`), an unlock that reads or writes the lock after
+//! making it available is a use after free, if the schedule hits its
+//! window; it missed the pooled locks' window of a few instructions in 8
+//! seeds, so `.ci/miri` does not run it, and the loom models
+//! `loom_coverage`'s `pooled::*_last_user_frees` check those locks.
 #![cfg(not(loom))]
 
 use std::cell::UnsafeCell;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use lock_api::RawMutex;
 use ron_testkit::for_each_lock;
@@ -56,8 +60,10 @@ fn round<R: RawMutex + Send + Sync>() {
         left: UnsafeCell::new(THREADS * EACH),
     }));
     let ptr = Ptr(shared);
+    let frees = AtomicUsize::new(0);
     std::thread::scope(|s| {
         for _ in 0..THREADS {
+            let frees = &frees;
             s.spawn(move || {
                 let ptr = ptr;
                 for _ in 0..EACH {
@@ -78,11 +84,20 @@ fn round<R: RawMutex + Send + Sync>() {
                         // other thread's last access to the box was its
                         // unlock; the lock must not be touched after that.
                         drop(unsafe { Box::from_raw(ptr.0) });
+                        // Relaxed: read after the threads are joined.
+                        frees.fetch_add(1, Ordering::Relaxed);
                     }
                 }
             });
         }
     });
+    assert_eq!(
+        frees.load(Ordering::Relaxed), // joined: every write is visible
+        1,
+        "the count reached zero {} times under {}",
+        frees.load(Ordering::Relaxed),
+        std::any::type_name::<R>()
+    );
 }
 
 /// One test per lock of the list (its small type).
