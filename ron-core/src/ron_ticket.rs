@@ -124,11 +124,26 @@ use crate::unwind::AbortOnUnwind;
 /// on `in_use` before it tries to register again.
 pub const UNREGISTERED_LOOKS: u32 = 128;
 
-/// One slot: a ticket lock and a grant flag, alone on its cache lines.
+/// Block references a pooled owner banks in its slot before it drops
+/// them (one contended decrement per this many handovers, at most).
+#[cfg(not(loom))]
+pub const BANK_MAX: u32 = 64;
+/// Block references a pooled owner banks (small under loom, so that the
+/// models reach the paying path).
+#[cfg(loom)]
+pub const BANK_MAX: u32 = 1;
+
+/// One slot: a ticket lock, a grant word and a bank of block references,
+/// alone on its cache lines.
 struct TicketSlot {
     tickets: AtomicU32,
     serving: AtomicU32,
-    grant: AtomicBool,
+    /// 0, or the lock handed to this slot's head with `grant - 1` block
+    /// references (pooled; the inline lock passes none).
+    grant: AtomicU32,
+    /// Block references the lock's owners banked here (pooled only): read
+    /// and written only by the lock's holder.
+    banked: AtomicU32,
 }
 
 impl TicketSlot {
@@ -137,7 +152,8 @@ impl TicketSlot {
             TicketSlot {
                 tickets: AtomicU32::new(0),
                 serving: AtomicU32::new(0),
-                grant: AtomicBool::new(false),
+                grant: AtomicU32::new(0),
+                banked: AtomicU32::new(0),
             }
         }
     }
@@ -149,13 +165,27 @@ impl TicketSlot {
         self.tickets.load(Ordering::Relaxed) != self.serving.load(Ordering::Relaxed)
     }
 
-    /// Hands the lock to this slot's head (the caller holds it and keeps
-    /// `in_use` true).
+    /// Hands the lock to this slot's head with `refs` block references
+    /// (the caller holds the lock and keeps `in_use` true).
     #[inline]
-    fn grant(&self) {
-        // Release: passes our critical section to the head's Acquire CAS
-        // of `grant`.
-        self.grant.store(true, Ordering::Release);
+    fn grant(&self, refs: u32) {
+        // Release: passes our critical section (and the bank's values) to
+        // the head's Acquire swap of `grant`.
+        self.grant.store(refs + 1, Ordering::Release);
+    }
+
+    /// Empties the bank: the references it held (the caller holds the lock).
+    #[inline]
+    fn take_bank(&self) -> u32 {
+        // Relaxed (both): only the lock's holder touches the bank, and the
+        // lock's own Release/Acquire (grant, `in_use`) orders its holders.
+        // The store is skipped when empty: the line stays shared with the
+        // slot's waiters.
+        let b = self.banked.load(Ordering::Relaxed);
+        if b != 0 {
+            self.banked.store(0, Ordering::Relaxed);
+        }
+        b
     }
 
     /// Takes a ticket (and is counted as waiting): the ticket to wait for.
@@ -167,9 +197,10 @@ impl TicketSlot {
     }
 
     /// Waits with `ticket` until the caller owns the lock (by this slot's
-    /// grant or a free `in_use`), then makes the next ticket the head.
+    /// grant or a free `in_use`), then makes the next ticket the head; the
+    /// block references the grant passed on (0 after a free `in_use`).
     #[inline]
-    fn wait_turn<R: Relax>(&self, in_use: &TasFlag, ticket: u32, relax: &mut R) {
+    fn wait_turn<R: Relax>(&self, in_use: &TasFlag, ticket: u32, relax: &mut R) -> u32 {
         // Relaxed: `serving` only orders the waiters of this slot; the head
         // reads nothing its predecessor wrote except through `grant` /
         // `in_use` (Acquire CAS below). Found not load-bearing by
@@ -179,24 +210,22 @@ impl TicketSlot {
             #[cfg(all(ron_vm, not(loom), not(shuttle)))]
             crate::relax::vm_idle(relax, crate::sync::vm_addr(&self.serving));
         }
-        loop {
-            // Relaxed peek; the CAS has the Acquire pairing with the
-            // holder's Release store of `grant`.
-            if self.grant.load(Ordering::Relaxed)
-                && self
-                    .grant
-                    .compare_exchange(true, false, Ordering::Acquire, Ordering::Relaxed)
-                    .is_ok()
-            {
+        let refs = loop {
+            // Relaxed peek; the swap has the Acquire pairing with the
+            // holder's Release store of `grant`. Only this slot's head
+            // clears a grant, so a grant seen here is ours.
+            if self.grant.load(Ordering::Relaxed) != 0 {
+                let g = self.grant.swap(0, Ordering::Acquire);
+                debug_assert!(g != 0, "a grant taken by another than the head");
                 crate::coverage::hit!("ron_ticket.grant_taken");
-                break;
+                break g - 1;
             }
             if in_use.take_if_free() {
                 crate::coverage::hit!("ron_ticket.free_taken");
-                break;
+                break 0;
             }
             relax.relax();
-        }
+        };
         // Relaxed: the next ticket holder becomes head after we own the
         // lock; it needs no data from us, and an unlocker's `has_waiters`
         // sees this store through the lock's own Release/Acquire (it comes
@@ -204,6 +233,7 @@ impl TicketSlot {
         // (`.ci/mutants`).
         self.serving
             .store(ticket.wrapping_add(1), Ordering::Relaxed);
+        refs
     }
 }
 
@@ -227,7 +257,7 @@ fn next_waiting<'s>(
 fn grant_next<'s>(n: usize, from: usize, slot: impl Fn(usize) -> &'s TicketSlot) -> bool {
     match next_waiting(n, from, &slot) {
         Some(t) => {
-            slot(t).grant();
+            slot(t).grant(0);
             true
         }
         None => false,
@@ -394,8 +424,11 @@ impl<R: Relax> RonTicket<R> {
                 if let Some(f) = on_wait.take() {
                     f();
                 }
-                slot.wait_turn(&self.in_use, ticket, &mut relax);
+                let refs = slot.wait_turn(&self.in_use, ticket, &mut relax);
                 queued.disarm();
+                if refs != 0 {
+                    Self::bank(&room, slot, refs);
+                }
                 // The owner keeps its reference for its release (which
                 // then needs no look-up), after `serving` moved. The flag
                 // is usually set already (a grant from an owner that kept
@@ -421,6 +454,23 @@ impl<R: Relax> RonTicket<R> {
                 }
                 relax.relax();
             }
+        }
+    }
+
+    /// Banks the `refs` block references a grant passed to the new owner
+    /// (which holds the lock and `room`) in its slot, or drops them with
+    /// the bank once it holds more than [`BANK_MAX`].
+    #[inline]
+    fn bank(room: &BlockRef<'_, TicketSlots>, slot: &TicketSlot, refs: u32) {
+        let b = slot.take_bank() + refs;
+        if b > BANK_MAX {
+            crate::coverage::hit!("ron_ticket.bank_paid");
+            // Not the last references: we hold `room`.
+            room.drop_more(b);
+        } else {
+            crate::coverage::hit!("ron_ticket.banked");
+            // Relaxed: as `take_bank`.
+            slot.banked.store(b, Ordering::Relaxed);
         }
     }
 
@@ -473,19 +523,22 @@ impl<R: Relax> RonTicket<R> {
         // runs from slot 0 and takes `kept` all the same.
         let kept = core::cell::Cell::new(kept);
         token.release_from_slot_of(pool::active_slots(), |from| {
-            self.release_from(pool, kept.take(), from)
+            self.release_from(pool, kept.take(), from, token.index())
         });
     }
 
     /// The release with a block, scanning from slot `from` + 1 in the
-    /// block `kept` (the owner's reference) or a fresh look-up; drops the
-    /// reference before the grant or the free.
+    /// block `kept` (the owner's reference) or a fresh look-up. A grant
+    /// passes our reference and the bank of our slot `own` (the
+    /// acquisition's, if known) to the grantee; a free first drops them
+    /// with every slot's bank.
     #[cold]
     fn release_from<'a>(
         &'a self,
         pool: &Pool<'a, TicketSlots>,
         kept: Option<BlockRef<'a, TicketSlots>>,
         from: usize,
+        own: Option<usize>,
     ) {
         // A reference keeps the block this lock's while we scan.
         let room = match kept {
@@ -494,24 +547,36 @@ impl<R: Relax> RonTicket<R> {
         };
         let n = pool::active_slots();
         if let Some(room) = room {
-            if let Some(t) = next_waiting(n, from, |t| room.slot(t)) {
-                // Slot `t` has a ticket out: its holder keeps a reference
-                // until it is served, which only our grant does (a ticket
-                // is never given back), so the block stays this lock's
-                // and our reference is not its last.
-                let slots = room.unreferenced();
+            let slots = room.slots();
+            let mine = own.map_or(0, |s| slots.slot(s).take_bank());
+            if let Some(t) = next_waiting(n, from, |t| slots.slot(t)) {
+                // Our reference and bank go to the grantee: nothing of
+                // the block's count is written here. (A drop after the
+                // grant could be the block's last, whose return writes
+                // the lock, which may be freed by then; a drop before it
+                // would put a contended RMW on every handover.) Slot `t`
+                // has a ticket out, whose holder keeps its own reference
+                // until our grant serves it, so the block stays this
+                // lock's until the grant is taken.
+                room.keep();
                 crate::coverage::hit!("ron_ticket.granted");
-                slots.slot(t).grant();
+                slots.slot(t).grant(1 + mine);
                 return;
             }
             crate::coverage::hit!("ron_ticket.freed_after_scan");
+            // Every bank (a guard-less release leaves its owner's behind):
+            // a freed lock owes nothing, so its block can go back.
+            let others: u32 = (0..n).map(|t| slots.slot(t).take_bank()).sum();
+            if others != 0 {
+                crate::coverage::hit!("ron_ticket.bank_collected");
+            }
             if self.owner_ref.load(Ordering::Relaxed) {
                 // Relaxed: as above; the free below publishes it.
                 self.owner_ref.store(false, Ordering::Relaxed);
             }
-            // Possibly the block's last reference: its return writes
+            // Possibly the block's last references: its return writes
             // `home`, which must happen while we hold the lock.
-            drop(room);
+            room.drop_with(mine + others);
         } else {
             crate::coverage::hit!("ron_ticket.freed_after_scan");
         }

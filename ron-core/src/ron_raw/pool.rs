@@ -824,16 +824,6 @@ impl<'a, T: BlockSlots> BlockRef<'a, T> {
     pub(crate) fn slots(&self) -> &'a T {
         &self.block.slots
     }
-
-    /// Drops the reference and returns the block's slots, which stay
-    /// memory (blocks are type-stable and live as long as the pool) but
-    /// may be returned and claimed by another lock from now on, unless the
-    /// caller knows of another reference that outlives its use of them.
-    pub(crate) fn unreferenced(self) -> &'a T {
-        let slots = &self.block.slots;
-        drop(self);
-        slots
-    }
 }
 
 /// Takes back a reference kept with [`BlockRef::keep`] to the block
@@ -851,6 +841,47 @@ pub(crate) unsafe fn adopt<'a, T: BlockSlots>(
     let index = home.load(Ordering::Relaxed);
     let block = pool.block(index)?;
     Some(BlockRef { block, home, index })
+}
+
+impl<T: BlockSlots> BlockRef<'_, T> {
+    /// Drops `k` more references to this block that the caller owns (kept
+    /// ones it was handed, see `RonTicket`'s banked references): never the
+    /// last, as this one is still held.
+    pub(crate) fn drop_more(&self, k: u32) {
+        if k == 0 {
+            return;
+        }
+        // SeqCst (Release at least): as a drop (`Drop` below).
+        // mutants: route order (RonRaw), progress (grant locks): module docs.
+        let before = self
+            .block
+            .head
+            .refs
+            .fetch_sub(u64::from(k), Ordering::SeqCst);
+        debug_assert!(
+            before & COUNT > u64::from(k) + 1,
+            "dropped a block's last references"
+        );
+    }
+
+    /// Drops this reference and `k` more that the caller owns, returning
+    /// the block if they were its last users' (as `k + 1` drops, in one
+    /// decrement).
+    pub(crate) fn drop_with(self, k: u32) {
+        if k == 0 {
+            return drop(self);
+        }
+        let refs = &self.block.head.refs;
+        let k = u64::from(k);
+        // SeqCst (Release at least): as a drop (`Drop` below).
+        // mutants: route order (RonRaw), progress (grant locks): module docs.
+        let before = refs.fetch_sub(k + 1, Ordering::SeqCst);
+        if before & COUNT == k + 2 {
+            // As if the last of the `k + 1` drops found the count at 2.
+            self.give_back(before - k);
+        }
+        core::mem::forget(self);
+    }
 }
 
 impl<T: BlockSlots> Drop for BlockRef<'_, T> {
