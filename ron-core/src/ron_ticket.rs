@@ -23,18 +23,32 @@
 //! ticket until after it advances `serving` (and, once it owns the lock,
 //! through its critical section to its release, which then scans and
 //! grants with it: `owner_ref` says so), a releaser without one takes one
-//! for its scan, and the last reference returns the block. A release drops
-//! its reference before its grant or free: the lock may be freed by its
+//! for its scan, and the last reference returns the block.
+//!
+//! **References travel with the grant.** The lock may be freed by its
 //! last user as soon as it is available, and a last reference's drop
-//! writes the lock (it detaches the block); a grant needs no reference of
-//! ours, as the granted head holds one until it is served. The claim/use/return
-//! protocol is the pool's ([`pool`]), shared with
+//! writes the lock (it detaches the block), so no release may drop a
+//! reference after its grant or free. Nor does a grant drop one before:
+//! that would put a decrement of the block's count, a line every arrival
+//! also writes, on every handover. A grant passes the releaser's reference
+//! to the grantee inside the grant word (`grant` = 1 + references passed),
+//! together with the *bank* of the releaser's slot: the references earlier
+//! grants passed to it. The new owner adds what it receives to its own
+//! slot's bank (`banked`, touched only by the lock's holder) and drops the
+//! bank in one decrement once it holds more than [`BANK_MAX`], while it
+//! still holds its own reference (so never the last). A release that frees
+//! the lock drops its reference with every slot's bank in one decrement
+//! before the free (a guard-less release, such as lock_api 0.4's, does not
+//! know its slot and leaves its bank there; the next free collects it).
+//!
+//! The claim/use/return protocol is the pool's ([`pool`]), shared with
 //! `RonRaw`; a held block is never detached, so every ticket out is in
 //! the block the lock names, where every releaser scans. A returned
 //! block needs no cleaning: every ticket taken in it was served
-//! (`tickets == serving`, no grant) before its last reference was
-//! dropped, and the pool's Release/Acquire chain (drop, claim, publish,
-//! look-up) carries those values to the next lock's users.
+//! (`tickets == serving`, no grant) and every bank emptied before its
+//! last reference was dropped, and the pool's Release/Acquire chain
+//! (drop, claim, publish, look-up) carries those values to the next
+//! lock's users.
 //! [`RonTicketInline<S>`] keeps `S` slots in the lock instead
 //! (`128 * (S + 1)` bytes; no pool, no reference counting).
 //!
@@ -42,9 +56,9 @@
 //! | `in_use` | block | slot `s` | meaning |
 //! |---|---|---|---|
 //! | false | none | - | unlocked, uncontended |
-//! | false | claimed | `tickets == serving` | unlocked; waiters' references not yet dropped |
-//! | true | none or claimed | `tickets - serving = c`, `grant = 0` | held; `c` waiters queued FIFO in `s` |
-//! | true | claimed | `c > 0`, `grant = 1` | handed to `s`: its head will take the grant and own the lock |
+//! | false | claimed | `tickets == serving`, `banked = 0` | unlocked; waiters' references not yet dropped |
+//! | true | none or claimed | `tickets - serving = c`, `grant = 0` | held; `c` waiters queued FIFO in `s`; `banked` references owed to the block |
+//! | true | claimed | `c > 0`, `grant = 1 + r` | handed to `s`: its head will take the grant, own the lock and bank the `r` references passed |
 //!
 //! (The inline lock is always "claimed".) Taking a ticket and being counted
 //! are one `fetch_add`, so an unlock never waits for a waiter that counted
@@ -86,9 +100,11 @@
 //! touches the count's line and its first `active_slots()` slots).
 //! Uncontended lock+unlock: a load and a CAS, a load of the owner flag
 //! and of the block index, one release store. Contended: a waiter adds a
-//! reference-count increment on the block's first line when it arrives
-//! and a decrement after its own release's grant, off the handover's
-//! critical path; its release scans `n` slots (two loads each).
+//! reference-count increment on the block's first line when it arrives;
+//! the decrements are banked and paid once per [`BANK_MAX`] handovers or
+//! at the free, so a handover writes only the grantee's slot; a release
+//! scans `n` slots (two loads each, and a third for the banks when it
+//! frees).
 //! `RonTicketInline<S>`: `128 * (S + 1)` bytes; uncontended a load and a
 //! CAS, a scan of `S` slots and a release store.
 //!
@@ -612,7 +628,8 @@ crate::raw_impl::impl_default_debug! {
 // the CAS `grant` true -> false (Acquire, pairing with the holder's Release
 // store of `grant`). The holder sets `grant` only on a slot with a ticket
 // out, only while it holds a reference to the block the lock names (so the
-// block cannot change lock under it), and keeps `in_use` true; only a head
+// block cannot change lock under it; the grant passes that reference on),
+// and keeps `in_use` true; only a head
 // may take a grant or CAS `in_use`; `serving` moves only when that head owns
 // the lock, so a granted slot's head can leave only by taking the grant.
 // Every waiter holds its block reference from before its ticket to after

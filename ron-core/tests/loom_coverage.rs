@@ -399,6 +399,34 @@ mod pooled {
         assert_eq!(L::blocks_in_use(), 0, "a block not returned to the pool");
     }
 
+    /// As [`last_user_frees`], with the last user's unlock guard-less
+    /// (`PlaceToken::NONE`, as lock_api 0.4's `unlock`): a lock that banks
+    /// block references in its owner's slot (`RonTicket`) must then find
+    /// that bank when it frees, or the block stays attached to the idle
+    /// lock, counted by references nobody holds.
+    fn last_user_frees_guardless<L: Pooled>() {
+        let s = Shared::with(L::create());
+        let t = s.lock.lock_observed(0, || ());
+        let s2 = s.clone();
+        let h = thread::spawn(move || {
+            let _ = s2.lock.lock_observed(1, || s2.register());
+            s2.bump();
+            // SAFETY: held; any token is safe to pass.
+            unsafe { s2.lock.unlock(PlaceToken::NONE) };
+            assert!(
+                !s2.lock.has_block(),
+                "a guard-less unlock by the last user left a block attached"
+            );
+        });
+        s.wait_for_waiters(1);
+        s.bump_yielding();
+        // SAFETY: held.
+        unsafe { s.lock.unlock(t) };
+        h.join().unwrap();
+        assert_eq!(s.total(), 2);
+        assert_eq!(L::blocks_in_use(), 0, "a block not returned to the pool");
+    }
+
     #[test]
     fn ron_ticket_last_user_frees() {
         explore(
@@ -408,9 +436,26 @@ mod pooled {
             &[
                 "ron_ticket.granted",
                 "ron_ticket.grant_taken",
+                "ron_ticket.banked",
                 "ron_ticket.pool_return",
             ],
             last_user_frees::<RonTicket>,
+        );
+    }
+
+    #[test]
+    fn ron_ticket_last_user_frees_guardless() {
+        explore(
+            "pooled::ron_ticket_last_user_frees_guardless",
+            BOUND_POOL,
+            &["ron_ticket."],
+            &[
+                "ron_ticket.granted",
+                "ron_ticket.banked",
+                "ron_ticket.bank_collected",
+                "ron_ticket.pool_return",
+            ],
+            last_user_frees_guardless::<RonTicket>,
         );
     }
 
@@ -513,6 +558,8 @@ mod pooled {
                 "ron_ticket.pool_return",
                 "ron_ticket.freed_no_block",
                 "ron_ticket.release_kept_ref",
+                "ron_ticket.banked",
+                "ron_ticket.bank_paid",
                 "model.second_round_waited",
             ],
             model::<RonTicket>,
