@@ -227,17 +227,22 @@ impl TicketSlot {
             crate::relax::vm_idle(relax, crate::sync::vm_addr(&self.serving));
         }
         let refs = loop {
-            // Relaxed peek; the swap has the Acquire pairing with the
+            // Relaxed peek; the CAS has the Acquire pairing with the
             // holder's Release store of `grant`. The peek may still see
-            // the grant our predecessor in this slot took (its swap is
-            // not ordered before our read of `serving`): the swap then
-            // finds 0 and we wait on.
-            if self.grant.load(Ordering::Relaxed) != 0 {
-                let g = self.grant.swap(0, Ordering::Acquire);
-                if g != 0 {
-                    crate::coverage::hit!("ron_ticket.grant_taken");
-                    break g - 1;
-                }
+            // the grant our predecessor in this slot took (its CAS is not
+            // ordered before our read of `serving`): the CAS then fails
+            // and we wait on. (Only a head clears a grant, and a holder
+            // sets one only while it is clear, so a grant that is still
+            // there holds the value we saw.)
+            let g = self.grant.load(Ordering::Relaxed);
+            if g != 0
+                && self
+                    .grant
+                    .compare_exchange(g, 0, Ordering::Acquire, Ordering::Relaxed)
+                    .is_ok()
+            {
+                crate::coverage::hit!("ron_ticket.grant_taken");
+                break g - 1;
             }
             if in_use.take_if_free() {
                 crate::coverage::hit!("ron_ticket.free_taken");
