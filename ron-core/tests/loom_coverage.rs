@@ -375,7 +375,13 @@ mod pooled {
     /// release drops its reference before the grant or the free that makes
     /// the lock available. A release that drops after it fails here: the
     /// last user finds the block still attached.
-    fn last_user_frees<L: Pooled>() {
+    ///
+    /// With `guardless`, the last user unlocks with `PlaceToken::NONE` (as
+    /// lock_api 0.4's `unlock` does): a lock that banks block references
+    /// in its owner's slot (`RonTicket`) must then find that bank when it
+    /// frees, or the block stays attached to the idle lock, counted by
+    /// references nobody holds.
+    fn last_user_frees<L: Pooled>(guardless: bool) {
         let s = Shared::with(L::create());
         let t = s.lock.lock_observed(0, || ());
         let s2 = s.clone();
@@ -383,39 +389,12 @@ mod pooled {
             let t = s2.lock.lock_observed(1, || s2.register());
             // No yield: a yield would let the granting holder finish.
             s2.bump();
-            // SAFETY: held.
+            let t = if guardless { PlaceToken::NONE } else { t };
+            // SAFETY: held; any token is safe to pass.
             unsafe { s2.lock.unlock(t) };
             assert!(
                 !s2.lock.has_block(),
                 "the last user's unlock returned with a block reference still to drop"
-            );
-        });
-        s.wait_for_waiters(1);
-        s.bump_yielding();
-        // SAFETY: held.
-        unsafe { s.lock.unlock(t) };
-        h.join().unwrap();
-        assert_eq!(s.total(), 2);
-        assert_eq!(L::blocks_in_use(), 0, "a block not returned to the pool");
-    }
-
-    /// As [`last_user_frees`], with the last user's unlock guard-less
-    /// (`PlaceToken::NONE`, as lock_api 0.4's `unlock`): a lock that banks
-    /// block references in its owner's slot (`RonTicket`) must then find
-    /// that bank when it frees, or the block stays attached to the idle
-    /// lock, counted by references nobody holds.
-    fn last_user_frees_guardless<L: Pooled>() {
-        let s = Shared::with(L::create());
-        let t = s.lock.lock_observed(0, || ());
-        let s2 = s.clone();
-        let h = thread::spawn(move || {
-            let _ = s2.lock.lock_observed(1, || s2.register());
-            s2.bump();
-            // SAFETY: held; any token is safe to pass.
-            unsafe { s2.lock.unlock(PlaceToken::NONE) };
-            assert!(
-                !s2.lock.has_block(),
-                "a guard-less unlock by the last user left a block attached"
             );
         });
         s.wait_for_waiters(1);
@@ -439,7 +418,7 @@ mod pooled {
                 "ron_ticket.banked",
                 "ron_ticket.pool_return",
             ],
-            last_user_frees::<RonTicket>,
+            || last_user_frees::<RonTicket>(false),
         );
     }
 
@@ -455,7 +434,7 @@ mod pooled {
                 "ron_ticket.bank_collected",
                 "ron_ticket.pool_return",
             ],
-            last_user_frees_guardless::<RonTicket>,
+            || last_user_frees::<RonTicket>(true),
         );
     }
 
@@ -470,7 +449,7 @@ mod pooled {
                 "nxt_ron.grant_taken",
                 "ron_raw.pool_return",
             ],
-            last_user_frees::<NxtRon>,
+            || last_user_frees::<NxtRon>(false),
         );
     }
 
@@ -485,7 +464,7 @@ mod pooled {
                 "ron_plock.grant_taken",
                 "ron_raw.pool_return",
             ],
-            last_user_frees::<RonPlock>,
+            || last_user_frees::<RonPlock>(false),
         );
     }
 
