@@ -3,7 +3,7 @@
 //! ([`RonTicketInline`]: the same protocol with `S` slots in the lock).
 //!
 //! Each slot is a small ticket lock (`tickets`, `serving`) plus a `grant`
-//! flag. A waiter takes a ticket in its slot (`tickets += 1`, which also
+//! word. A waiter takes a ticket in its slot (`tickets += 1`, which also
 //! counts it as waiting: waiters = `tickets - serving`), waits until its
 //! ticket is served (it is the slot's *head*), then waits for the slot's
 //! grant or for the lock word to be free. The holder's unlock walks the slots
@@ -11,6 +11,17 @@
 //! one with `tickets != serving`, keeping `in_use` true; with no waiter it
 //! frees `in_use`. The head that becomes owner advances `serving`, which
 //! makes the next ticket holder its slot's head.
+//!
+//! A grant word names the ticket it admits (its low 24 bits, the *tag*),
+//! so a head takes its grant with a load: nothing to clear, no
+//! read-modify-write on the handover (the slot's next head tells a spent
+//! grant by its tag). Two rules keep tags unambiguous: a head reads the
+//! grant word only after its predecessor's `serving` store (Release and
+//! Acquire), so it sees the word its predecessor left or a later one; and
+//! a head admitted by a free `in_use` clears a grant word left set, so the
+//! word a head can see names its predecessor, nobody, or itself, never a
+//! ticket `2^24` back. (The model checkers build the lock with 1-bit tags,
+//! where leaving the word set is caught: shuttle's `ron_ticket` tests fail.)
 //!
 //! ## Where the slots live
 //! [`RonTicket`] is 8 bytes: `in_use` and the 32-bit index of a *block*
@@ -58,7 +69,7 @@
 //! | false | none | - | unlocked, uncontended |
 //! | false | claimed | `tickets == serving`, `banked = 0` | unlocked; waiters' references not yet dropped |
 //! | true | none or claimed | `tickets - serving = c`, `grant = 0` | held; `c` waiters queued FIFO in `s`; `banked` references owed to the block |
-//! | true | claimed | `c > 0`, `grant = 1 + r` | handed to `s`: its head will take the grant, own the lock and bank the `r` references passed |
+//! | true | claimed | `c > 0`, `grant` = (head's ticket, `r`) | handed to `s`: its head reads its own ticket in the grant, owns the lock and banks the `r` references passed |
 //!
 //! (The inline lock is always "claimed".) Taking a ticket and being counted
 //! are one `fetch_add`, so an unlock never waits for a waiter that counted
@@ -149,13 +160,36 @@ pub const BANK_MAX: u32 = 64;
 #[cfg(loom)]
 pub const BANK_MAX: u32 = 1;
 
+/// Bits of a grant word that name the ticket it admits (its low bits).
+#[cfg(not(any(loom, shuttle)))]
+const TAG_BITS: u32 = 24;
+/// Bits of a grant word that name the ticket it admits: one under the
+/// model checkers, so that a head that could take a grant two tickets old
+/// (a free admission that left the grant word set) is caught.
+#[cfg(any(loom, shuttle))]
+const TAG_BITS: u32 = 1;
+const TAG_MASK: u32 = (1 << TAG_BITS) - 1;
+/// Set in every grant word a releaser stores (0 is "none").
+const GRANTED: u32 = 0x80;
+/// The block references a grant word passes on.
+const REFS_MASK: u32 = 0x7F;
+const _: () = assert!(BANK_MAX + 1 <= REFS_MASK);
+
+/// The grant word admitting `ticket` with `refs` block references.
+#[inline]
+fn grant_word(ticket: u32, refs: u32) -> u32 {
+    ((ticket & TAG_MASK) << 8) | GRANTED | refs
+}
+
 /// One slot: a ticket lock, a grant word and a bank of block references,
 /// alone on its cache lines.
 struct TicketSlot {
     tickets: AtomicU32,
     serving: AtomicU32,
-    /// 0, or the lock handed to this slot's head with `grant - 1` block
-    /// references (pooled; the inline lock passes none).
+    /// The last grant to this slot ([`grant_word`]: the ticket it admits
+    /// and the block references it passes), or 0 (none since the slot's
+    /// last admission by a free `in_use`). A head takes a grant by
+    /// reading its own ticket in it: nothing to clear.
     grant: AtomicU32,
     /// Block references the lock's owners banked here (pooled only): read
     /// and written only by the lock's holder.
@@ -182,12 +216,16 @@ impl TicketSlot {
     }
 
     /// Hands the lock to this slot's head with `refs` block references
-    /// (the caller holds the lock and keeps `in_use` true).
+    /// (the caller holds the lock, keeps `in_use` true, and saw a ticket
+    /// out in this slot).
     #[inline]
     fn grant(&self, refs: u32) {
+        // Relaxed: we hold the lock, and the head's `serving` store (our
+        // predecessor's) reached us through the lock's Release/Acquire.
+        let head = self.serving.load(Ordering::Relaxed);
         // Release: passes our critical section (and the bank's values) to
-        // the head's Acquire swap of `grant`.
-        self.grant.store(refs + 1, Ordering::Release);
+        // the head's Acquire load of `grant`.
+        self.grant.store(grant_word(head, refs), Ordering::Release);
     }
 
     /// Empties the bank: the references it held (the caller holds the lock).
@@ -217,46 +255,54 @@ impl TicketSlot {
     /// block references the grant passed on (0 after a free `in_use`).
     #[inline]
     fn wait_turn<R: Relax>(&self, in_use: &TasFlag, ticket: u32, relax: &mut R) -> u32 {
-        // Relaxed: `serving` only orders the waiters of this slot; the head
-        // reads nothing its predecessor wrote except through `grant` /
-        // `in_use` (Acquire CAS below). Found not load-bearing by
-        // `.ci/mutants` (docs/mutants.md).
-        while self.serving.load(Ordering::Relaxed) != ticket {
+        // Acquire: pairs with our predecessor's Release store of
+        // `serving`, so the grant word we read next is the one it left
+        // (its own grant, or 0 after a free admission) or a later one.
+        // mutants: survives the loom models (a head reading a grant word
+        // two admissions old, which a 1-bit tag would alias, takes three
+        // admissions in one slot racing a fourth acquisition, beyond
+        // their bounds); it is what bounds a head's read to the last two
+        // grant words formally, where 24-bit tags alias only after 2^24.
+        while self.serving.load(Ordering::Acquire) != ticket {
             relax.relax();
             #[cfg(all(ron_vm, not(loom), not(shuttle)))]
             crate::relax::vm_idle(relax, crate::sync::vm_addr(&self.serving));
         }
+        let mine = grant_word(ticket, 0);
         let refs = loop {
-            // Relaxed peek; the CAS has the Acquire pairing with the
-            // holder's Release store of `grant`. The peek may still see
-            // the grant our predecessor in this slot took (its CAS is not
-            // ordered before our read of `serving`): the CAS then fails
-            // and we wait on. (Only a head clears a grant, and a holder
-            // sets one only while it is clear, so a grant that is still
-            // there holds the value we saw.)
-            let g = self.grant.load(Ordering::Relaxed);
-            if g != 0
-                && self
-                    .grant
-                    .compare_exchange(g, 0, Ordering::Acquire, Ordering::Relaxed)
-                    .is_ok()
-            {
+            // Acquire: pairs with the holder's Release store of `grant`.
+            // After our predecessor's admission the word holds its grant,
+            // 0, or ours: only ours carries our ticket's tag.
+            let g = self.grant.load(Ordering::Acquire);
+            if g & !REFS_MASK == mine {
                 crate::coverage::hit!("ron_ticket.grant_taken");
-                break g - 1;
+                break g & REFS_MASK;
+            }
+            if g != 0 {
+                crate::coverage::hit!("ron_ticket.grant_not_ours");
             }
             if in_use.take_if_free() {
                 crate::coverage::hit!("ron_ticket.free_taken");
+                // The word may hold our predecessor's grant, whose tag a
+                // head `1 << TAG_BITS` tickets on would take for its own
+                // if every admission in between were free like ours.
+                // Relaxed (both): we own the lock (nobody else writes the
+                // word now); our `serving` Release below publishes the
+                // clearing to the next head. Stored only when set: the
+                // line stays shared with this slot's waiters.
+                if self.grant.load(Ordering::Relaxed) != 0 {
+                    crate::coverage::hit!("ron_ticket.free_cleared_grant");
+                    self.grant.store(0, Ordering::Relaxed);
+                }
                 break 0;
             }
             relax.relax();
         };
-        // Relaxed: the next ticket holder becomes head after we own the
-        // lock; it needs no data from us, and an unlocker's `has_waiters`
-        // sees this store through the lock's own Release/Acquire (it comes
-        // before our release in program order). Not load-bearing
-        // (`.ci/mutants`).
+        // Release: the next head of this slot reads the grant word after
+        // it (see the first loop).
+        // mutants: as the Acquire load of `serving` above.
         self.serving
-            .store(ticket.wrapping_add(1), Ordering::Relaxed);
+            .store(ticket.wrapping_add(1), Ordering::Release);
         refs
     }
 }
