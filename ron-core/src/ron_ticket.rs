@@ -173,7 +173,8 @@ const TAG_MASK: u32 = (1 << TAG_BITS) - 1;
 const GRANTED: u32 = 0x80;
 /// The block references a grant word passes on.
 const REFS_MASK: u32 = 0x7F;
-const _: () = assert!(BANK_MAX + 1 <= REFS_MASK);
+// A grant passes at most `BANK_MAX + 1` references.
+const _: () = assert!(BANK_MAX < REFS_MASK);
 
 /// The grant word admitting `ticket` with `refs` block references.
 #[inline]
