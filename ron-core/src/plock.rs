@@ -71,7 +71,7 @@ use crate::flag::TasFlag;
 use crate::in_use::InUse;
 use crate::relax::Relax;
 use crate::ron_raw::pool::{self, Pool};
-use crate::ron_ticket::UNREGISTERED_LOOKS;
+use crate::ron_ticket::{BANK_MAX, UNREGISTERED_LOOKS};
 use crate::slots::SlotTable;
 use crate::sync::{AtomicBool, AtomicU32, Ordering};
 use crate::token::PlaceToken;
@@ -293,13 +293,13 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
                     self.owner_ref.store(true, Ordering::Relaxed);
                 }
                 if by_grant {
-                    // The grant came with the granting release's reference:
-                    // it is the one we keep; ours is dropped here, while we
-                    // hold the lock (not the last).
-                    drop(room);
-                } else {
-                    room.keep();
+                    // The grant came with the granting release's reference
+                    // besides ours: bank it in our slot (whose word we
+                    // have just written), or drop the slot's bank with it
+                    // once it exceeds `BANK_MAX`.
+                    Self::bank(&room, slots, s);
                 }
+                room.keep();
                 return token;
             }
             // No block to be had: wait unregistered for a while (TTAS),
@@ -318,6 +318,39 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
         }
     }
 
+    /// Banks the block reference a grant passed to the new owner (which
+    /// holds the lock and `room`, and took the grant in slot `s` of the
+    /// block `slots`), or drops it with the slot's bank once that would
+    /// hold more than [`BANK_MAX`].
+    #[inline]
+    fn bank(
+        room: &pool::BlockRef<'_, SlotTable<{ pool::BLOCK_SLOTS }>>,
+        slots: &SlotTable<{ pool::BLOCK_SLOTS }>,
+        s: usize,
+    ) {
+        match slots.bank(s, 1, BANK_MAX) {
+            0 => mark::<BITMAP>(Path::Banked),
+            b => {
+                mark::<BITMAP>(Path::BankPaid);
+                // Not the last references: we hold `room`.
+                room.drop_more(b);
+            }
+        }
+    }
+
+    /// Empties every bank of `slots` (the caller, which holds the lock, is
+    /// about to free it: a freed lock owes nothing, so its block can go
+    /// back): the references they held. `own` is the releaser's slot, if
+    /// known (for the path counters).
+    #[inline]
+    fn collect_banks(slots: &SlotTable<{ pool::BLOCK_SLOTS }>, own: Option<usize>) -> u32 {
+        slots.collect_banks(|t, _| {
+            if own != Some(t) {
+                mark::<BITMAP>(Path::BankCollected);
+            }
+        })
+    }
+
     /// Releases the lock: grants the next waiting slot of the lock's block,
     /// or frees it.
     ///
@@ -326,6 +359,7 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
     #[inline]
     pub(crate) unsafe fn release_in<'a>(&'a self, pool: &Pool<'a>, token: PlaceToken) {
         let n = pool::active_slots();
+        let own = token.index();
         // Relaxed: only owners touch the flag, in turn (the lock's own
         // Release/Acquire orders them).
         // The flag stays set across a grant (the grantee is registered and
@@ -359,13 +393,16 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
         };
         if idle {
             mark::<BITMAP>(Path::FreedNoMark);
-            if kept.is_some() {
+            if let Some(room) = kept {
                 // Relaxed: as above; the free publishes it.
                 self.owner_ref.store(false, Ordering::Relaxed);
+                let banked = Self::collect_banks(room.slots(), own);
+                // Possibly the block's last references: its return writes
+                // `home`, which must happen while we hold the lock.
+                room.drop_with(banked);
             }
-            // Possibly the block's last reference: its return writes
-            // `home`, which must happen while we hold the lock.
-            drop(kept);
+            // (Without a kept reference no bank is left: see "Where the
+            // slots live".)
             self.in_use.free();
             return;
         }
@@ -382,19 +419,28 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
                 .as_deref()
                 .and_then(|slots| grant_next::<{ pool::BLOCK_SLOTS }, BITMAP>(slots, n, from));
             match (granted, room) {
-                // The reference goes with the grant: the grantee keeps it
-                // for its own release and drops its own while it holds the
-                // lock. Nothing is dropped here once the grant made the
-                // lock available (a last reference's drop writes `home`).
+                // The reference goes with the grant: the grantee banks it
+                // (and keeps its own for its release). Nothing of the
+                // block's count is written here: a drop after the grant
+                // could be the block's last, whose return writes `home`
+                // (the lock may be freed by then), and a drop before it
+                // would put a contended read-modify-write on every
+                // handover. The grantee holds its own reference until it
+                // has taken the grant, so the block stays this lock's.
                 (Some(_), Some(room)) => room.keep(),
                 (_, room) => {
                     // Relaxed: as above; the free publishes it.
                     if self.owner_ref.load(Ordering::Relaxed) {
                         self.owner_ref.store(false, Ordering::Relaxed);
                     }
-                    // Possibly the last reference: dropped while we hold
-                    // the lock.
-                    drop(room);
+                    if let Some(room) = room {
+                        // Every bank goes with our reference (none is left
+                        // when we hold a looked-up one: the loads find 0).
+                        let banked = Self::collect_banks(room.slots(), own);
+                        // Possibly the last references: dropped while we
+                        // hold the lock.
+                        room.drop_with(banked);
+                    }
                     self.in_use.free();
                 }
             }
@@ -439,11 +485,18 @@ enum Path {
     Unregistered,
     /// A release used the block reference its acquisition kept.
     ReleaseKeptRef,
+    /// A grantee banked the reference its grant brought in its slot.
+    Banked,
+    /// ... or dropped its slot's bank with it, past `BANK_MAX` (pooled).
+    BankPaid,
+    /// A release that frees the lock collected a bank from a slot other
+    /// than its acquisition's (pooled).
+    BankCollected,
 }
 
 impl Path {
     /// Counter names per variant (`[linear, bitmap]`), in declaration order.
-    const NAMES: [[&'static str; 11]; 2] = [
+    const NAMES: [[&'static str; 14]; 2] = [
         [
             "ron_plock.registered",
             "ron_plock.slot_shared",
@@ -456,6 +509,9 @@ impl Path {
             "ron_plock.fast_saw_held",
             "ron_plock.unregistered",
             "ron_plock.release_kept_ref",
+            "ron_plock.banked",
+            "ron_plock.bank_paid",
+            "ron_plock.bank_collected",
         ],
         [
             "nxt_ron.registered",
@@ -469,6 +525,9 @@ impl Path {
             "nxt_ron.fast_saw_held",
             "nxt_ron.unregistered",
             "nxt_ron.release_kept_ref",
+            "nxt_ron.banked",
+            "nxt_ron.bank_paid",
+            "nxt_ron.bank_collected",
         ],
     ];
 }

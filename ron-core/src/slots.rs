@@ -17,6 +17,10 @@
 //! the padded slots and its updates never invalidate the line a slot's
 //! waiters spin on.
 //!
+//! Beside the slot word, on its line, a pooled `NxtRon`/`RonPlock` slot
+//! holds a *bank* of block references (written only by the lock's holder,
+//! `plock`'s "Where the slots live"), and a `RonRaw` slot a note.
+//!
 //! Each slot is 128 bytes (two 64-byte lines, the prefetch pair on x86:
 //! see `crossbeam_utils::CachePadded`): waiters of different slots never
 //! share a line.
@@ -88,6 +92,9 @@ pub use crate::token::SlotToken;
 pub(crate) const GRANT: u32 = 1;
 /// One registered waiter in a slot word.
 pub(crate) const ONE: u32 = 2;
+/// Flag of a slot's bank (`Slot::banked`): the slot is marked in the
+/// bank marks.
+const BANK_MARKED: u32 = 1 << 31;
 
 /// One waiting room: the slot word on the first line, a bitmap word on the second.
 #[repr(C, align(128))]
@@ -97,8 +104,18 @@ pub(crate) struct Slot {
     /// publish to this slot, written just before it rings (beside the
     /// doorbell, so the woken waiter reads it with the ring's line).
     note: AtomicU32,
-    _pad: [u8; 56],
+    /// Pooled `NxtRon`/`RonPlock` only: block references their owners
+    /// banked here (see `plock`'s "Where the slots live"), and the
+    /// `BANK_MARKED` flag. Read and written only by the lock's holder,
+    /// beside the slot word it has just taken the grant on.
+    banked: AtomicU32,
+    _pad: [u8; 52],
     bits: AtomicU64,
+    /// Pooled `NxtRon`/`RonPlock` only, in slot `S - 1 - k` (a second line
+    /// nothing else touches while `S >= 2 * ceil(S / 64)`): word `k` of the
+    /// bank marks, bit `s % 64` of word `s / 64` set while slot `s` may
+    /// hold a bank (see [`bank`](SlotTable::bank)).
+    bank_marks: AtomicU64,
 }
 
 impl Slot {
@@ -107,8 +124,10 @@ impl Slot {
             Slot {
                 word: AtomicU32::new(0),
                 note: AtomicU32::new(0),
-                _pad: [0; 56],
+                banked: AtomicU32::new(0),
+                _pad: [0; 52],
                 bits: AtomicU64::new(0),
+                bank_marks: AtomicU64::new(0),
             }
         }
     }
@@ -384,6 +403,76 @@ impl<const S: usize> SlotTable<S> {
     pub(crate) fn grant_next_linear_within(&self, from: usize, n: usize) -> Option<usize> {
         let n = n.clamp(1, S);
         (1..=n).map(|i| (from + i) % n).find(|&t| self.grant(t))
+    }
+
+    /// Adds `k` block references to the bank of slot `s` (pooled
+    /// `NxtRon`/`RonPlock`, see [`Slot::banked`]; the caller holds the
+    /// lock). Returns 0 if they are banked, or, when the bank would exceed
+    /// `max`, empties it and returns the references it held with the `k`,
+    /// for the caller to drop. The slot is marked in the bank marks on its
+    /// first bank since the last [`collect_banks`](Self::collect_banks)
+    /// (its `BANK_MARKED` flag says so, on the line the caller has just
+    /// written), so a handover reads and writes its own slot's line only.
+    #[inline]
+    pub(crate) fn bank(&self, s: usize, k: u32, max: u32) -> u32 {
+        let b = &self.slots[s].banked;
+        // Relaxed (all): only the lock's holder touches the banks and
+        // their marks, and the lock's own Release/Acquire (grant, `in_use`)
+        // orders its holders.
+        let v = b.load(Ordering::Relaxed);
+        let held = v & !BANK_MARKED;
+        let total = held + k;
+        if total > max {
+            if held != 0 {
+                // The mark stays (until the free collects).
+                b.store(v & BANK_MARKED, Ordering::Relaxed);
+            }
+            return total;
+        }
+        b.store(total | BANK_MARKED, Ordering::Relaxed);
+        if v & BANK_MARKED == 0 {
+            let (m, bit) = (self.bank_marks(s / 64), 1u64 << (s % 64));
+            let w = m.load(Ordering::Relaxed);
+            m.store(w | bit, Ordering::Relaxed);
+        }
+        0
+    }
+
+    /// Empties the banks of every marked slot and clears the marks (the
+    /// caller holds the lock and is about to free it): the references
+    /// they held. Calls `seen(s, k)` for each slot `s` found with `k > 0`.
+    /// Reads the mark words and the marked slots' banks only.
+    #[inline]
+    pub(crate) fn collect_banks(&self, mut seen: impl FnMut(usize, u32)) -> u32 {
+        let mut total = 0;
+        for k in 0..S.div_ceil(64) {
+            let m = self.bank_marks(k);
+            // Relaxed (all): as `bank`.
+            let mut w = m.load(Ordering::Relaxed);
+            if w == 0 {
+                continue;
+            }
+            m.store(0, Ordering::Relaxed);
+            while w != 0 {
+                let s = k * 64 + w.trailing_zeros() as usize;
+                w &= w - 1;
+                let b = &self.slots[s].banked;
+                let v = b.load(Ordering::Relaxed);
+                b.store(0, Ordering::Relaxed);
+                let held = v & !BANK_MARKED;
+                if held != 0 {
+                    seen(s, held);
+                    total += held;
+                }
+            }
+        }
+        total
+    }
+
+    /// Word `k` of the bank marks (see [`Slot::bank_marks`]).
+    #[inline]
+    fn bank_marks(&self, k: usize) -> &AtomicU64 {
+        &self.slots[S - 1 - k].bank_marks
     }
 
     /// The note of slot `s` (`RonRaw`: see [`Slot::note`]).

@@ -375,7 +375,12 @@ mod pooled {
     /// release drops its reference before the grant or the free that makes
     /// the lock available. A release that drops after it fails here: the
     /// last user finds the block still attached.
-    fn last_user_frees<L: Pooled>() {
+    ///
+    /// `guardless`: the last user unlocks with [`PlaceToken::NONE`] (as
+    /// lock_api 0.4's guard-less unlock does), so its release does not
+    /// know its slot: for `NxtRon` and `RonPlock` the reference its grant
+    /// brought stays banked in its slot and the free must collect it.
+    fn last_user_frees<L: Pooled>(guardless: bool) {
         let s = Shared::with(L::create());
         let t = s.lock.lock_observed(0, || ());
         let s2 = s.clone();
@@ -383,6 +388,7 @@ mod pooled {
             let t = s2.lock.lock_observed(1, || s2.register());
             // No yield: a yield would let the granting holder finish.
             s2.bump();
+            let t = if guardless { PlaceToken::NONE } else { t };
             // SAFETY: held.
             unsafe { s2.lock.unlock(t) };
             assert!(
@@ -396,6 +402,7 @@ mod pooled {
         unsafe { s.lock.unlock(t) };
         h.join().unwrap();
         assert_eq!(s.total(), 2);
+        assert!(!s.lock.has_block(), "a block left attached to an idle lock");
         assert_eq!(L::blocks_in_use(), 0, "a block not returned to the pool");
     }
 
@@ -410,7 +417,7 @@ mod pooled {
                 "ron_ticket.grant_taken",
                 "ron_ticket.pool_return",
             ],
-            last_user_frees::<RonTicket>,
+            || last_user_frees::<RonTicket>(false),
         );
     }
 
@@ -423,9 +430,27 @@ mod pooled {
             &[
                 "nxt_ron.granted",
                 "nxt_ron.grant_taken",
+                "nxt_ron.banked",
                 "ron_raw.pool_return",
             ],
-            last_user_frees::<NxtRon>,
+            || last_user_frees::<NxtRon>(false),
+        );
+    }
+
+    #[test]
+    fn nxt_ron_last_user_frees_guardless() {
+        explore(
+            "pooled::nxt_ron_last_user_frees_guardless",
+            BOUND_POOL,
+            &["nxt_ron.", "ron_raw.pool"],
+            &[
+                "nxt_ron.granted",
+                "nxt_ron.grant_taken",
+                "nxt_ron.banked",
+                "nxt_ron.bank_collected",
+                "ron_raw.pool_return",
+            ],
+            || last_user_frees::<NxtRon>(true),
         );
     }
 
@@ -438,9 +463,93 @@ mod pooled {
             &[
                 "ron_plock.granted",
                 "ron_plock.grant_taken",
+                "ron_plock.banked",
                 "ron_raw.pool_return",
             ],
-            last_user_frees::<RonPlock>,
+            || last_user_frees::<RonPlock>(false),
+        );
+    }
+
+    #[test]
+    fn ron_plock_last_user_frees_guardless() {
+        explore(
+            "pooled::ron_plock_last_user_frees_guardless",
+            BOUND_POOL,
+            &["ron_plock.", "ron_raw.pool"],
+            &[
+                "ron_plock.granted",
+                "ron_plock.grant_taken",
+                "ron_plock.banked",
+                "ron_plock.bank_collected",
+                "ron_raw.pool_return",
+            ],
+            || last_user_frees::<RonPlock>(true),
+        );
+    }
+
+    /// The waiter comes back for a second round in its slot while the
+    /// holder, granted the lock in its own slot, holds it: the second
+    /// grant to the waiter's slot finds a reference banked there by the
+    /// first, which makes more than `BANK_MAX` (1 under loom), so the
+    /// waiter drops the slot's bank; the last free collects the holder's
+    /// bank from the other slot. The lock ends free with no block.
+    fn bank_paid<L: Pooled>() {
+        let s = Shared::with(L::create());
+        let t = s.lock.lock_observed(0, || ());
+        let s2 = s.clone();
+        let h = thread::spawn(move || {
+            for _ in 0..2 {
+                let t = s2.lock.lock_observed(1, || s2.register());
+                s2.bump();
+                // SAFETY: held.
+                unsafe { s2.lock.unlock(t) };
+            }
+        });
+        s.wait_for_waiters(1);
+        s.bump();
+        // SAFETY: held.
+        unsafe { s.lock.unlock(t) };
+        let t = s.lock.lock_observed(0, || ());
+        // The waiter's second round registers (or has run) meanwhile.
+        s.wait_for_waiters(2);
+        s.bump();
+        // SAFETY: held.
+        unsafe { s.lock.unlock(t) };
+        h.join().unwrap();
+        assert_eq!(s.total(), 4);
+        assert!(!s.lock.has_block(), "a block left attached to an idle lock");
+        assert_eq!(L::blocks_in_use(), 0, "a block not returned to the pool");
+    }
+
+    #[test]
+    fn nxt_ron_bank_paid() {
+        explore(
+            "pooled::nxt_ron_bank_paid",
+            BOUND_2,
+            &["nxt_ron.", "ron_raw.pool"],
+            &[
+                "nxt_ron.banked",
+                "nxt_ron.bank_paid",
+                "nxt_ron.bank_collected",
+                "ron_raw.pool_return",
+            ],
+            bank_paid::<NxtRon>,
+        );
+    }
+
+    #[test]
+    fn ron_plock_bank_paid() {
+        explore(
+            "pooled::ron_plock_bank_paid",
+            BOUND_2,
+            &["ron_plock.", "ron_raw.pool"],
+            &[
+                "ron_plock.banked",
+                "ron_plock.bank_paid",
+                "ron_plock.bank_collected",
+                "ron_raw.pool_return",
+            ],
+            bank_paid::<RonPlock>,
         );
     }
 
@@ -534,6 +643,8 @@ mod pooled {
                 "ron_raw.pool_return",
                 "nxt_ron.freed_no_mark",
                 "nxt_ron.release_kept_ref",
+                "nxt_ron.banked",
+                "nxt_ron.bank_collected",
                 "model.second_round_waited",
             ],
             model::<NxtRon>,
@@ -554,6 +665,8 @@ mod pooled {
                 "ron_plock.grant_taken",
                 "ron_raw.pool_return",
                 "ron_plock.release_kept_ref",
+                "ron_plock.banked",
+                "ron_plock.bank_collected",
                 "model.second_round_waited",
             ],
             model::<RonPlock>,
