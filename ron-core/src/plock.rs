@@ -338,17 +338,25 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
         }
     }
 
-    /// Empties every bank of `slots` (the caller, which holds the lock, is
-    /// about to free it: a freed lock owes nothing, so its block can go
-    /// back): the references they held. `own` is the releaser's slot, if
-    /// known (for the path counters).
+    /// Empties every bank of the first `n` slots of `slots` (the caller,
+    /// which holds the lock, is about to free it: a freed lock owes
+    /// nothing, so its block can go back): the references they held.
+    /// `own` is the releaser's slot, if known (for the path counters).
     #[inline]
-    fn collect_banks(slots: &SlotTable<{ pool::BLOCK_SLOTS }>, own: Option<usize>) -> u32 {
-        slots.collect_banks(|t, _| {
+    fn collect_banks(
+        slots: &SlotTable<{ pool::BLOCK_SLOTS }>,
+        n: usize,
+        own: Option<usize>,
+    ) -> u32 {
+        let (k, scanned) = slots.collect_banks(n, |t, _| {
             if own != Some(t) {
                 mark::<BITMAP>(Path::BankCollected);
             }
-        })
+        });
+        if scanned {
+            mark::<BITMAP>(Path::BankScanned);
+        }
+        k
     }
 
     /// Releases the lock: grants the next waiting slot of the lock's block,
@@ -396,7 +404,7 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
             if let Some(room) = kept {
                 // Relaxed: as above; the free publishes it.
                 self.owner_ref.store(false, Ordering::Relaxed);
-                let banked = Self::collect_banks(room.slots(), own);
+                let banked = Self::collect_banks(room.slots(), n, own);
                 // Possibly the block's last references: its return writes
                 // `home`, which must happen while we hold the lock.
                 room.drop_with(banked);
@@ -436,7 +444,7 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
                     if let Some(room) = room {
                         // Every bank goes with our reference (none is left
                         // when we hold a looked-up one: the loads find 0).
-                        let banked = Self::collect_banks(room.slots(), own);
+                        let banked = Self::collect_banks(room.slots(), n, own);
                         // Possibly the last references: dropped while we
                         // hold the lock.
                         room.drop_with(banked);
@@ -492,11 +500,14 @@ enum Path {
     /// A release that frees the lock collected a bank from a slot other
     /// than its acquisition's (pooled).
     BankCollected,
+    /// ... and read every slot's bank: more slots banked than were
+    /// marked (pooled).
+    BankScanned,
 }
 
 impl Path {
     /// Counter names per variant (`[linear, bitmap]`), in declaration order.
-    const NAMES: [[&'static str; 14]; 2] = [
+    const NAMES: [[&'static str; 15]; 2] = [
         [
             "ron_plock.registered",
             "ron_plock.slot_shared",
@@ -512,6 +523,7 @@ impl Path {
             "ron_plock.banked",
             "ron_plock.bank_paid",
             "ron_plock.bank_collected",
+            "ron_plock.bank_scanned",
         ],
         [
             "nxt_ron.registered",
@@ -528,6 +540,7 @@ impl Path {
             "nxt_ron.banked",
             "nxt_ron.bank_paid",
             "nxt_ron.bank_collected",
+            "nxt_ron.bank_scanned",
         ],
     ];
 }

@@ -93,8 +93,19 @@ pub(crate) const GRANT: u32 = 1;
 /// One registered waiter in a slot word.
 pub(crate) const ONE: u32 = 2;
 /// Flag of a slot's bank (`Slot::banked`): the slot is marked in the
-/// bank marks.
+/// bank marks (or their count overflowed).
 const BANK_MARKED: u32 = 1 << 31;
+/// Slots a lock marks in its bank marks between two frees; the next slot
+/// to bank sets the count past it, and the free then reads every slot's
+/// bank instead (`SlotTable::collect_banks`): a mark is a write on a line
+/// that moves between holders, in the hold time, and a free's reads of
+/// every slot overlap.
+#[cfg(not(loom))]
+const BANK_MARKS_MAX: u32 = 16;
+/// Slots marked before the free scans every slot (1 under loom, so that
+/// the models reach both ways of collecting).
+#[cfg(loom)]
+const BANK_MARKS_MAX: u32 = 1;
 
 /// One waiting room: the slot word on the first line, a bitmap word on the second.
 #[repr(C, align(128))]
@@ -111,11 +122,16 @@ pub(crate) struct Slot {
     banked: AtomicU32,
     _pad: [u8; 52],
     bits: AtomicU64,
-    /// Pooled `NxtRon`/`RonPlock` only, in slot `S - 1 - k` (a second line
-    /// nothing else touches while `S >= 2 * ceil(S / 64)`): word `k` of the
-    /// bank marks, bit `s % 64` of word `s / 64` set while slot `s` may
-    /// hold a bank (see [`bank`](SlotTable::bank)).
-    bank_marks: AtomicU64,
+    /// Pooled `NxtRon`/`RonPlock` only, in slot `S - 1` (for `S <= 256`,
+    /// a second line nothing else touches while `S >= 2 * ceil(S / 64)`,
+    /// see [`SlotTable::bank_marks`]): the bank marks, bit `s % 64` of word
+    /// `s / 64` set while slot `s` may hold a bank (see
+    /// [`bank`](SlotTable::bank)).
+    bank_marks: [AtomicU64; 4],
+    /// Pooled `NxtRon`/`RonPlock` only, in slot `S - 1`: the number of
+    /// slots marked in the bank marks, `BANK_MARKS_MAX + 1` once more
+    /// slots banked than it marks.
+    bank_marked: AtomicU32,
 }
 
 impl Slot {
@@ -127,7 +143,13 @@ impl Slot {
                 banked: AtomicU32::new(0),
                 _pad: [0; 52],
                 bits: AtomicU64::new(0),
-                bank_marks: AtomicU64::new(0),
+                bank_marks: [
+                    AtomicU64::new(0),
+                    AtomicU64::new(0),
+                    AtomicU64::new(0),
+                    AtomicU64::new(0),
+                ],
+                bank_marked: AtomicU32::new(0),
             }
         }
     }
@@ -409,16 +431,18 @@ impl<const S: usize> SlotTable<S> {
     /// `NxtRon`/`RonPlock`, see [`Slot::banked`]; the caller holds the
     /// lock). Returns 0 if they are banked, or, when the bank would exceed
     /// `max`, empties it and returns the references it held with the `k`,
-    /// for the caller to drop. The slot is marked in the bank marks on its
-    /// first bank since the last [`collect_banks`](Self::collect_banks)
-    /// (its `BANK_MARKED` flag says so, on the line the caller has just
-    /// written), so a handover reads and writes its own slot's line only.
+    /// for the caller to drop. A slot's first bank since the last
+    /// [`collect_banks`](Self::collect_banks) marks it in the bank marks,
+    /// or, past `BANK_MARKS_MAX` marked slots, sets their count past it
+    /// (the free then reads every slot); its `BANK_MARKED` flag, on the
+    /// line the caller has just written, says so. So a handover reads and
+    /// writes its own slot's line only, but for that first bank.
     #[inline]
     pub(crate) fn bank(&self, s: usize, k: u32, max: u32) -> u32 {
         let b = &self.slots[s].banked;
-        // Relaxed (all): only the lock's holder touches the banks and
-        // their marks, and the lock's own Release/Acquire (grant, `in_use`)
-        // orders its holders.
+        // Relaxed (all, here and in `collect_banks`): only the lock's
+        // holder touches the banks and their marks, and the lock's own
+        // Release/Acquire (grant, `in_use`) orders its holders.
         let v = b.load(Ordering::Relaxed);
         let held = v & !BANK_MARKED;
         let total = held + k;
@@ -431,48 +455,72 @@ impl<const S: usize> SlotTable<S> {
         }
         b.store(total | BANK_MARKED, Ordering::Relaxed);
         if v & BANK_MARKED == 0 {
-            let (m, bit) = (self.bank_marks(s / 64), 1u64 << (s % 64));
-            let w = m.load(Ordering::Relaxed);
-            m.store(w | bit, Ordering::Relaxed);
+            let marked = &self.slots[S - 1].bank_marked;
+            let c = marked.load(Ordering::Relaxed);
+            if c <= BANK_MARKS_MAX {
+                marked.store(c + 1, Ordering::Relaxed);
+            }
+            if c < BANK_MARKS_MAX {
+                let (m, bit) = (self.bank_marks(s / 64), 1u64 << (s % 64));
+                let w = m.load(Ordering::Relaxed);
+                m.store(w | bit, Ordering::Relaxed);
+            }
         }
         0
     }
 
-    /// Empties the banks of every marked slot and clears the marks (the
-    /// caller holds the lock and is about to free it): the references
-    /// they held. Calls `seen(s, k)` for each slot `s` found with `k > 0`.
-    /// Reads the mark words and the marked slots' banks only.
+    /// Empties the banks of the first `n` slots (`n <= S`; no other slot
+    /// banks) and clears their marks (the caller holds the lock and is
+    /// about to free it): the references they held, and whether it read
+    /// every slot (more slots banked than were marked) rather than the
+    /// marked ones only. Calls `seen(s, k)` for each slot `s` found with
+    /// `k > 0`.
     #[inline]
-    pub(crate) fn collect_banks(&self, mut seen: impl FnMut(usize, u32)) -> u32 {
+    pub(crate) fn collect_banks(&self, n: usize, mut seen: impl FnMut(usize, u32)) -> (u32, bool) {
+        let marked = &self.slots[S - 1].bank_marked;
+        let c = marked.load(Ordering::Relaxed);
+        if c == 0 {
+            return (0, false);
+        }
+        marked.store(0, Ordering::Relaxed);
         let mut total = 0;
+        let mut take = |s: usize| {
+            let b = &self.slots[s].banked;
+            let v = b.load(Ordering::Relaxed);
+            if v != 0 {
+                b.store(0, Ordering::Relaxed);
+            }
+            let held = v & !BANK_MARKED;
+            if held != 0 {
+                seen(s, held);
+                total += held;
+            }
+        };
+        let scan = c > BANK_MARKS_MAX;
+        if scan {
+            (0..n.min(S)).for_each(&mut take);
+        }
         for k in 0..S.div_ceil(64) {
             let m = self.bank_marks(k);
-            // Relaxed (all): as `bank`.
             let mut w = m.load(Ordering::Relaxed);
             if w == 0 {
                 continue;
             }
             m.store(0, Ordering::Relaxed);
-            while w != 0 {
-                let s = k * 64 + w.trailing_zeros() as usize;
+            while !scan && w != 0 {
+                take(k * 64 + w.trailing_zeros() as usize);
                 w &= w - 1;
-                let b = &self.slots[s].banked;
-                let v = b.load(Ordering::Relaxed);
-                b.store(0, Ordering::Relaxed);
-                let held = v & !BANK_MARKED;
-                if held != 0 {
-                    seen(s, held);
-                    total += held;
-                }
             }
         }
-        total
+        (total, scan)
     }
 
-    /// Word `k` of the bank marks (see [`Slot::bank_marks`]).
+    /// Word `k` of the bank marks: in slot `S - 1 - k / 4` (so the 256
+    /// slots of a pooled block keep theirs on one line, with the count of
+    /// marked slots: a holder that marks a slot takes one line).
     #[inline]
     fn bank_marks(&self, k: usize) -> &AtomicU64 {
-        &self.slots[S - 1 - k].bank_marks
+        &self.slots[S - 1 - k / 4].bank_marks[k % 4]
     }
 
     /// The note of slot `s` (`RonRaw`: see [`Slot::note`]).
