@@ -47,18 +47,65 @@
 //! has none: the claim zeroes the slot words and bitmap it will use) and
 //! holds a reference from before it registers until after it has taken
 //! the grant, unregistered, or left; a releaser holds one for its scan and
-//! grant. Nothing is dropped once the lock is available (its last user may
-//! free it then, and a last reference's drop writes the lock): a free
-//! drops the releaser's reference first, and a grant passes it to the
-//! grantee, which keeps it for its own release and drops its own while it
-//! holds the lock. A held block is never detached, so every registered waiter is in
+//! grant. A held block is never detached, so every registered waiter is in
 //! the block the lock names. The pool's Release/Acquire chain (a user's
 //! last drop, the claim, the publication of the index, a user's look-up)
 //! orders a claim's cleaning after the last users' slot writes and before
 //! the next users' registrations: a count left behind would have a
 //! releaser grant an empty slot, and the lock would stay handed over with
 //! nobody to take it. The inline cores (`NxtRonInline<S>`,
-//! `RonPlockInline<S>`) keep `S` slots in the lock (`128 * (S + 1)` bytes).
+//! `RonPlockInline<S>`) keep `S` slots in the lock (`128 * (S + 1)` bytes)
+//! and hold no references.
+//!
+//! ## The bank: no reference-count write per handover
+//! Nothing is dropped once the lock is available: its last user may free
+//! it then, and a block's last reference's drop writes the lock (it
+//! detaches the block from `home`). A drop before the grant would put a
+//! read-modify-write of the block's count, a line every arrival
+//! increments, on every handover. So a grant passes the releaser's
+//! reference to the grantee (the release writes nothing of the count), and
+//! the grantee, which keeps its own waiter reference for its release,
+//! *banks* the one it was passed in its slot's `banked` field
+//! (`SlotTable::bank`). The grant is the slot word's GRANT bit, which
+//! has no room for a count and which the slot's waiters poll; but it always
+//! passes exactly one reference, so nothing needs to travel with it, and
+//! the bank lives beside the slot word the grantee has just written by its
+//! grant CAS: banking writes no line the grantee does not own already.
+//!
+//! | who | references | where |
+//! |---|---|---|
+//! | a registered waiter | 1 | its own, until it owns the lock |
+//! | the owner (acquired registered) | 1 | kept for its release (`owner_ref` set) |
+//! | the lock's holders, together | `sum(banked)` | the banks of the slots (at most [`BANK_MAX`] each) |
+//!
+//! The banks belong to whoever holds the lock: only the holder reads or
+//! writes them (Relaxed; the lock's own Release/Acquire, grant or
+//! `in_use`, orders its holders). A grantee whose bank would exceed
+//! [`BANK_MAX`] drops it with the new reference in one
+//! `BlockRef::drop_more` (never the last: it holds its own), so a slot
+//! costs one contended read-modify-write per `BANK_MAX` grants to it. A
+//! release that frees the lock collects every bank and drops them with its
+//! own reference in one `BlockRef::drop_with`, while it still holds the
+//! lock (that may return the block, which writes `home`); a freed lock owes
+//! nothing, so its block goes back as soon as its waiters leave. A slot's
+//! first bank since the last free marks it on one line of the block (the
+//! bank marks, on the second line of its last slot, which nothing else
+//! touches), so a free reads the marks and the marked slots' banks only;
+//! past 16 marked slots the marks stop and the free reads every slot's
+//! bank instead (their reads overlap; the marks would cost a line
+//! transfer in the hold time per slot). A guard-less release (lock_api
+//! 0.4's, [`PlaceToken::NONE`]) needs nothing more: banks are found by
+//! the marks, not by the releaser's slot.
+//!
+//! A release without a kept reference (a fast-path or unregistered owner:
+//! `owner_ref` clear) finds no bank: it took the lock when it was free, a
+//! free collected every bank before, and only holders bank. Its free
+//! without a block reference (no block, or `NxtRon` finding no waiter
+//! marked) therefore leaves nothing behind.
+//!
+//! A waiter whose `Relax` panics and whose `leave` takes a grant holds
+//! two references: it drops its own while it holds the lock and releases
+//! with the passed one as the kept reference.
 //!
 //! When the pool is exhausted, a waiter of a lock without a block waits
 //! *unregistered*: test-and-test-and-set on `in_use` with its relax policy,
