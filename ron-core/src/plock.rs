@@ -70,7 +70,9 @@
 //! has no room for a count and which the slot's waiters poll; but it always
 //! passes exactly one reference, so nothing needs to travel with it, and
 //! the bank lives beside the slot word the grantee has just written by its
-//! grant CAS: banking writes no line the grantee does not own already.
+//! grant CAS: banking writes no line the grantee does not own already
+//! (but for a slot's first bank since the last free, which marks it:
+//! below).
 //!
 //! | who | references | where |
 //! |---|---|---|
@@ -456,8 +458,8 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
                 // `home`, which must happen while we hold the lock.
                 room.drop_with(banked);
             }
-            // (Without a kept reference no bank is left: see "Where the
-            // slots live".)
+            // (Without a kept reference no bank is left: module docs,
+            // "The bank".)
             self.in_use.free();
             return;
         }
@@ -489,8 +491,8 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
                         self.owner_ref.store(false, Ordering::Relaxed);
                     }
                     if let Some(room) = room {
-                        // Every bank goes with our reference (none is left
-                        // when we hold a looked-up one: the loads find 0).
+                        // Every bank goes with our reference (with a
+                        // looked-up one there is none: the marks are clear).
                         let banked = Self::collect_banks(room.slots(), n, own);
                         // Possibly the last references: dropped while we
                         // hold the lock.
@@ -547,8 +549,8 @@ enum Path {
     /// A release that frees the lock collected a bank from a slot other
     /// than its acquisition's (pooled).
     BankCollected,
-    /// ... and read every slot's bank: more slots banked than were
-    /// marked (pooled).
+    /// A release that frees the lock read every slot's bank: more slots
+    /// banked than were marked (pooled).
     BankScanned,
 }
 

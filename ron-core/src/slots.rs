@@ -19,7 +19,8 @@
 //!
 //! Beside the slot word, on its line, a pooled `NxtRon`/`RonPlock` slot
 //! holds a *bank* of block references (written only by the lock's holder,
-//! `plock`'s "Where the slots live"), and a `RonRaw` slot a note.
+//! `plock`'s "The bank"), and a `RonRaw` slot a note. The bank marks (which
+//! slots may hold a bank) share the second line of the last slot.
 //!
 //! Each slot is 128 bytes (two 64-byte lines, the prefetch pair on x86:
 //! see `crossbeam_utils::CachePadded`): waiters of different slots never
@@ -116,15 +117,15 @@ pub(crate) struct Slot {
     /// doorbell, so the woken waiter reads it with the ring's line).
     note: AtomicU32,
     /// Pooled `NxtRon`/`RonPlock` only: block references their owners
-    /// banked here (see `plock`'s "Where the slots live"), and the
+    /// banked here (see `plock`'s "The bank"), and the
     /// `BANK_MARKED` flag. Read and written only by the lock's holder,
     /// beside the slot word it has just taken the grant on.
     banked: AtomicU32,
     _pad: [u8; 52],
     bits: AtomicU64,
-    /// Pooled `NxtRon`/`RonPlock` only, in slot `S - 1` (for `S <= 256`,
-    /// a second line nothing else touches while `S >= 2 * ceil(S / 64)`,
-    /// see [`SlotTable::bank_marks`]): the bank marks, bit `s % 64` of word
+    /// Pooled `NxtRon`/`RonPlock` only, in slot `S - 1` for `S <= 256`
+    /// (a second line nothing else touches unless `S == 1`; see
+    /// [`SlotTable::bank_marks`]): the bank marks, bit `s % 64` of word
     /// `s / 64` set while slot `s` may hold a bank (see
     /// [`bank`](SlotTable::bank)).
     bank_marks: [AtomicU64; 4],
