@@ -19,7 +19,7 @@
 pub const ENABLED: bool = cfg!(any(loom, miri, shuttle, ron_coverage));
 
 /// Most distinct path names the table can hold.
-pub const CAPACITY: usize = 128;
+pub const CAPACITY: usize = 256;
 
 #[cfg(any(loom, miri, shuttle, ron_coverage))]
 mod table {

@@ -8,7 +8,10 @@
 //! slots (`n` = [`active_slots()`](crate::ron_raw::active_slots) in the
 //! lock's pooled block, or `S` inline) holds a waiter count `c` and a
 //! GRANT bit. A pooled lock holds a block only while it has registered
-//! waiters (no block: every slot reads (0, 0)).
+//! waiters (no block: every slot reads (0, 0)); each of its slots also
+//! holds a *bank* of block references that belong to the lock's holder (a
+//! grant passes one, which the grantee banks in its slot: no reference
+//! count is written per handover; [`plock`](crate::plock), "The bank").
 //!
 //! | `in_use` | slot `s` (count, GRANT) | meaning |
 //! |---|---|---|
@@ -35,7 +38,11 @@
 //! ## Cost
 //! `NxtRon`: 8 bytes, plus a pooled block (`128 * (BLOCK_SLOTS + 1)` =
 //! 32,896 bytes with `std`, of which a lock touches the first line and its
-//! `active_slots()` slots) while contended. `NxtRonInline<S>`:
+//! `active_slots()` slots) while contended. A handover writes the granted
+//! slot's line (the grant, then the grantee's bank beside it) and no
+//! reference count: the block's count takes one read-modify-write per
+//! waiter's entry, one per [`BANK_MAX`](crate::ron_ticket::BANK_MAX)
+//! grants to a slot, and one at the free. `NxtRonInline<S>`:
 //! `128 * (S + 1)` bytes.
 
 use core::marker::PhantomData;
@@ -173,7 +180,12 @@ impl<R: Relax, const BITMAP: bool> core::fmt::Debug for NxtRon<R, BITMAP> {
 // last users' writes (the pool's Release/Acquire chain), so no count is
 // left behind for an empty slot. A waiter whose `Relax` panics leaves its
 // slot by one CAS (passing on a grant it would strand) before its block
-// reference is dropped; unregistered (pool exhausted) it holds nothing. A
+// reference is dropped; unregistered (pool exhausted) it holds nothing.
+// The references a grant passes are banked in slots and dropped only by
+// the lock's holder (one at a time past `BANK_MAX`, all at a free, before
+// the free), so the block's count never falls to its last reference while
+// the lock is held or handed over, and no release writes the lock or its
+// count after the grant or free that makes the lock available. A
 // wrong, out-of-range or stale CPU hint changes where the scan starts,
 // never who owns the lock; a panicking hint in `unlock` releases from slot
 // 0 first. A forgotten guard leaves the lock held; nothing dangles.

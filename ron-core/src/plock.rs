@@ -47,18 +47,67 @@
 //! has none: the claim zeroes the slot words and bitmap it will use) and
 //! holds a reference from before it registers until after it has taken
 //! the grant, unregistered, or left; a releaser holds one for its scan and
-//! grant. Nothing is dropped once the lock is available (its last user may
-//! free it then, and a last reference's drop writes the lock): a free
-//! drops the releaser's reference first, and a grant passes it to the
-//! grantee, which keeps it for its own release and drops its own while it
-//! holds the lock. A held block is never detached, so every registered waiter is in
+//! grant. A held block is never detached, so every registered waiter is in
 //! the block the lock names. The pool's Release/Acquire chain (a user's
 //! last drop, the claim, the publication of the index, a user's look-up)
 //! orders a claim's cleaning after the last users' slot writes and before
 //! the next users' registrations: a count left behind would have a
 //! releaser grant an empty slot, and the lock would stay handed over with
 //! nobody to take it. The inline cores (`NxtRonInline<S>`,
-//! `RonPlockInline<S>`) keep `S` slots in the lock (`128 * (S + 1)` bytes).
+//! `RonPlockInline<S>`) keep `S` slots in the lock (`128 * (S + 1)` bytes)
+//! and hold no references.
+//!
+//! ## The bank: no reference-count write per handover
+//! Nothing is dropped once the lock is available: its last user may free
+//! it then, and a block's last reference's drop writes the lock (it
+//! detaches the block from `home`). A drop before the grant would put a
+//! read-modify-write of the block's count, a line every arrival
+//! increments, on every handover. So a grant passes the releaser's
+//! reference to the grantee (the release writes nothing of the count), and
+//! the grantee, which keeps its own waiter reference for its release,
+//! *banks* the one it was passed in its slot's `banked` field
+//! (`SlotTable::bank`). The grant is the slot word's GRANT bit, which
+//! has no room for a count and which the slot's waiters poll; but it always
+//! passes exactly one reference, so nothing needs to travel with it, and
+//! the bank lives beside the slot word the grantee has just written by its
+//! grant CAS: banking writes no line the grantee does not own already
+//! (but for a slot's first bank since the last free, which marks it:
+//! below).
+//!
+//! | who | references | where |
+//! |---|---|---|
+//! | a registered waiter | 1 | its own, until it owns the lock |
+//! | the owner (acquired registered) | 1 | kept for its release (`owner_ref` set) |
+//! | the lock's holders, together | `sum(banked)` | the banks of the slots (at most [`BANK_MAX`] each) |
+//!
+//! The banks belong to whoever holds the lock: only the holder reads or
+//! writes them (Relaxed; the lock's own Release/Acquire, grant or
+//! `in_use`, orders its holders). A grantee whose bank would exceed
+//! [`BANK_MAX`] drops it with the new reference in one
+//! `BlockRef::drop_more` (never the last: it holds its own), so a slot
+//! costs one contended read-modify-write per `BANK_MAX` grants to it. A
+//! release that frees the lock collects every bank and drops them with its
+//! own reference in one `BlockRef::drop_with`, while it still holds the
+//! lock (that may return the block, which writes `home`); a freed lock owes
+//! nothing, so its block goes back as soon as its waiters leave. A slot's
+//! first bank since the last free marks it on one line of the block (the
+//! bank marks, on the second line of its last slot, which nothing else
+//! touches), so a free reads the marks and the marked slots' banks only;
+//! past 16 marked slots the marks stop and the free reads every slot's
+//! bank instead (their reads overlap; the marks would cost a line
+//! transfer in the hold time per slot). A guard-less release (lock_api
+//! 0.4's, [`PlaceToken::NONE`]) needs nothing more: banks are found by
+//! the marks, not by the releaser's slot.
+//!
+//! A release without a kept reference (a fast-path or unregistered owner:
+//! `owner_ref` clear) finds no bank: it took the lock when it was free, a
+//! free collected every bank before, and only holders bank. Its free
+//! without a block reference (no block, or `NxtRon` finding no waiter
+//! marked) therefore leaves nothing behind.
+//!
+//! A waiter whose `Relax` panics and whose `leave` takes a grant holds
+//! two references: it drops its own while it holds the lock and releases
+//! with the passed one as the kept reference.
 //!
 //! When the pool is exhausted, a waiter of a lock without a block waits
 //! *unregistered*: test-and-test-and-set on `in_use` with its relax policy,
@@ -71,7 +120,7 @@ use crate::flag::TasFlag;
 use crate::in_use::InUse;
 use crate::relax::Relax;
 use crate::ron_raw::pool::{self, Pool};
-use crate::ron_ticket::UNREGISTERED_LOOKS;
+use crate::ron_ticket::{BANK_MAX, UNREGISTERED_LOOKS};
 use crate::slots::SlotTable;
 use crate::sync::{AtomicBool, AtomicU32, Ordering};
 use crate::token::PlaceToken;
@@ -293,13 +342,13 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
                     self.owner_ref.store(true, Ordering::Relaxed);
                 }
                 if by_grant {
-                    // The grant came with the granting release's reference:
-                    // it is the one we keep; ours is dropped here, while we
-                    // hold the lock (not the last).
-                    drop(room);
-                } else {
-                    room.keep();
+                    // The grant came with the granting release's reference
+                    // besides ours: bank it in our slot (whose word we
+                    // have just written), or drop the slot's bank with it
+                    // once it exceeds `BANK_MAX`.
+                    Self::bank(&room, slots, s);
                 }
+                room.keep();
                 return token;
             }
             // No block to be had: wait unregistered for a while (TTAS),
@@ -318,6 +367,47 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
         }
     }
 
+    /// Banks the block reference a grant passed to the new owner (which
+    /// holds the lock and `room`, and took the grant in slot `s` of the
+    /// block `slots`), or drops it with the slot's bank once that would
+    /// hold more than [`BANK_MAX`].
+    #[inline]
+    fn bank(
+        room: &pool::BlockRef<'_, SlotTable<{ pool::BLOCK_SLOTS }>>,
+        slots: &SlotTable<{ pool::BLOCK_SLOTS }>,
+        s: usize,
+    ) {
+        match slots.bank(s, 1, BANK_MAX) {
+            0 => mark::<BITMAP>(Path::Banked),
+            b => {
+                mark::<BITMAP>(Path::BankPaid);
+                // Not the last references: we hold `room`.
+                room.drop_more(b);
+            }
+        }
+    }
+
+    /// Empties every bank of the first `n` slots of `slots` (the caller,
+    /// which holds the lock, is about to free it: a freed lock owes
+    /// nothing, so its block can go back): the references they held.
+    /// `own` is the releaser's slot, if known (for the path counters).
+    #[inline]
+    fn collect_banks(
+        slots: &SlotTable<{ pool::BLOCK_SLOTS }>,
+        n: usize,
+        own: Option<usize>,
+    ) -> u32 {
+        let (k, scanned) = slots.collect_banks(n, |t, _| {
+            if own != Some(t) {
+                mark::<BITMAP>(Path::BankCollected);
+            }
+        });
+        if scanned {
+            mark::<BITMAP>(Path::BankScanned);
+        }
+        k
+    }
+
     /// Releases the lock: grants the next waiting slot of the lock's block,
     /// or frees it.
     ///
@@ -326,6 +416,7 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
     #[inline]
     pub(crate) unsafe fn release_in<'a>(&'a self, pool: &Pool<'a>, token: PlaceToken) {
         let n = pool::active_slots();
+        let own = token.index();
         // Relaxed: only owners touch the flag, in turn (the lock's own
         // Release/Acquire orders them).
         // The flag stays set across a grant (the grantee is registered and
@@ -359,13 +450,16 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
         };
         if idle {
             mark::<BITMAP>(Path::FreedNoMark);
-            if kept.is_some() {
+            if let Some(room) = kept {
                 // Relaxed: as above; the free publishes it.
                 self.owner_ref.store(false, Ordering::Relaxed);
+                let banked = Self::collect_banks(room.slots(), n, own);
+                // Possibly the block's last references: its return writes
+                // `home`, which must happen while we hold the lock.
+                room.drop_with(banked);
             }
-            // Possibly the block's last reference: its return writes
-            // `home`, which must happen while we hold the lock.
-            drop(kept);
+            // (Without a kept reference no bank is left: module docs,
+            // "The bank".)
             self.in_use.free();
             return;
         }
@@ -382,19 +476,28 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
                 .as_deref()
                 .and_then(|slots| grant_next::<{ pool::BLOCK_SLOTS }, BITMAP>(slots, n, from));
             match (granted, room) {
-                // The reference goes with the grant: the grantee keeps it
-                // for its own release and drops its own while it holds the
-                // lock. Nothing is dropped here once the grant made the
-                // lock available (a last reference's drop writes `home`).
+                // The reference goes with the grant: the grantee banks it
+                // (and keeps its own for its release). Nothing of the
+                // block's count is written here: a drop after the grant
+                // could be the block's last, whose return writes `home`
+                // (the lock may be freed by then), and a drop before it
+                // would put a contended read-modify-write on every
+                // handover. The grantee holds its own reference until it
+                // has taken the grant, so the block stays this lock's.
                 (Some(_), Some(room)) => room.keep(),
                 (_, room) => {
                     // Relaxed: as above; the free publishes it.
                     if self.owner_ref.load(Ordering::Relaxed) {
                         self.owner_ref.store(false, Ordering::Relaxed);
                     }
-                    // Possibly the last reference: dropped while we hold
-                    // the lock.
-                    drop(room);
+                    if let Some(room) = room {
+                        // Every bank goes with our reference (with a
+                        // looked-up one there is none: the marks are clear).
+                        let banked = Self::collect_banks(room.slots(), n, own);
+                        // Possibly the last references: dropped while we
+                        // hold the lock.
+                        room.drop_with(banked);
+                    }
                     self.in_use.free();
                 }
             }
@@ -439,11 +542,21 @@ enum Path {
     Unregistered,
     /// A release used the block reference its acquisition kept.
     ReleaseKeptRef,
+    /// A grantee banked the reference its grant brought in its slot.
+    Banked,
+    /// ... or dropped its slot's bank with it, past `BANK_MAX` (pooled).
+    BankPaid,
+    /// A release that frees the lock collected a bank from a slot other
+    /// than its acquisition's (pooled).
+    BankCollected,
+    /// A release that frees the lock read every slot's bank: more slots
+    /// banked than were marked (pooled).
+    BankScanned,
 }
 
 impl Path {
     /// Counter names per variant (`[linear, bitmap]`), in declaration order.
-    const NAMES: [[&'static str; 11]; 2] = [
+    const NAMES: [[&'static str; 15]; 2] = [
         [
             "ron_plock.registered",
             "ron_plock.slot_shared",
@@ -456,6 +569,10 @@ impl Path {
             "ron_plock.fast_saw_held",
             "ron_plock.unregistered",
             "ron_plock.release_kept_ref",
+            "ron_plock.banked",
+            "ron_plock.bank_paid",
+            "ron_plock.bank_collected",
+            "ron_plock.bank_scanned",
         ],
         [
             "nxt_ron.registered",
@@ -469,6 +586,10 @@ impl Path {
             "nxt_ron.fast_saw_held",
             "nxt_ron.unregistered",
             "nxt_ron.release_kept_ref",
+            "nxt_ron.banked",
+            "nxt_ron.bank_paid",
+            "nxt_ron.bank_collected",
+            "nxt_ron.bank_scanned",
         ],
     ];
 }

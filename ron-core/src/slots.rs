@@ -17,6 +17,11 @@
 //! the padded slots and its updates never invalidate the line a slot's
 //! waiters spin on.
 //!
+//! Beside the slot word, on its line, a pooled `NxtRon`/`RonPlock` slot
+//! holds a *bank* of block references (written only by the lock's holder,
+//! `plock`'s "The bank"), and a `RonRaw` slot a note. The bank marks (which
+//! slots may hold a bank) share the second line of the last slot.
+//!
 //! Each slot is 128 bytes (two 64-byte lines, the prefetch pair on x86:
 //! see `crossbeam_utils::CachePadded`): waiters of different slots never
 //! share a line.
@@ -88,6 +93,20 @@ pub use crate::token::SlotToken;
 pub(crate) const GRANT: u32 = 1;
 /// One registered waiter in a slot word.
 pub(crate) const ONE: u32 = 2;
+/// Flag of a slot's bank (`Slot::banked`): the slot is marked in the
+/// bank marks (or their count overflowed).
+const BANK_MARKED: u32 = 1 << 31;
+/// Slots a lock marks in its bank marks between two frees; the next slot
+/// to bank sets the count past it, and the free then reads every slot's
+/// bank instead (`SlotTable::collect_banks`): a mark is a write on a line
+/// that moves between holders, in the hold time, and a free's reads of
+/// every slot overlap.
+#[cfg(not(loom))]
+const BANK_MARKS_MAX: u32 = 16;
+/// Slots marked before the free scans every slot (1 under loom, so that
+/// the models reach both ways of collecting).
+#[cfg(loom)]
+const BANK_MARKS_MAX: u32 = 1;
 
 /// One waiting room: the slot word on the first line, a bitmap word on the second.
 #[repr(C, align(128))]
@@ -97,8 +116,23 @@ pub(crate) struct Slot {
     /// publish to this slot, written just before it rings (beside the
     /// doorbell, so the woken waiter reads it with the ring's line).
     note: AtomicU32,
-    _pad: [u8; 56],
+    /// Pooled `NxtRon`/`RonPlock` only: block references their owners
+    /// banked here (see `plock`'s "The bank"), and the
+    /// `BANK_MARKED` flag. Read and written only by the lock's holder,
+    /// beside the slot word it has just taken the grant on.
+    banked: AtomicU32,
+    _pad: [u8; 52],
     bits: AtomicU64,
+    /// Pooled `NxtRon`/`RonPlock` only, in slot `S - 1` for `S <= 256`
+    /// (a second line nothing else touches unless `S == 1`; see
+    /// [`SlotTable::bank_marks`]): the bank marks, bit `s % 64` of word
+    /// `s / 64` set while slot `s` may hold a bank (see
+    /// [`bank`](SlotTable::bank)).
+    bank_marks: [AtomicU64; 4],
+    /// Pooled `NxtRon`/`RonPlock` only, in slot `S - 1`: the number of
+    /// slots marked in the bank marks, `BANK_MARKS_MAX + 1` once more
+    /// slots banked than it marks.
+    bank_marked: AtomicU32,
 }
 
 impl Slot {
@@ -107,8 +141,16 @@ impl Slot {
             Slot {
                 word: AtomicU32::new(0),
                 note: AtomicU32::new(0),
-                _pad: [0; 56],
+                banked: AtomicU32::new(0),
+                _pad: [0; 52],
                 bits: AtomicU64::new(0),
+                bank_marks: [
+                    AtomicU64::new(0),
+                    AtomicU64::new(0),
+                    AtomicU64::new(0),
+                    AtomicU64::new(0),
+                ],
+                bank_marked: AtomicU32::new(0),
             }
         }
     }
@@ -384,6 +426,102 @@ impl<const S: usize> SlotTable<S> {
     pub(crate) fn grant_next_linear_within(&self, from: usize, n: usize) -> Option<usize> {
         let n = n.clamp(1, S);
         (1..=n).map(|i| (from + i) % n).find(|&t| self.grant(t))
+    }
+
+    /// Adds `k` block references to the bank of slot `s` (pooled
+    /// `NxtRon`/`RonPlock`, see [`Slot::banked`]; the caller holds the
+    /// lock). Returns 0 if they are banked, or, when the bank would exceed
+    /// `max`, empties it and returns the references it held with the `k`,
+    /// for the caller to drop. A slot's first bank since the last
+    /// [`collect_banks`](Self::collect_banks) marks it in the bank marks,
+    /// or, past `BANK_MARKS_MAX` marked slots, sets their count past it
+    /// (the free then reads every slot); its `BANK_MARKED` flag, on the
+    /// line the caller has just written, says so. So a handover reads and
+    /// writes its own slot's line only, but for that first bank.
+    #[inline]
+    pub(crate) fn bank(&self, s: usize, k: u32, max: u32) -> u32 {
+        let b = &self.slots[s].banked;
+        // Relaxed (all, here and in `collect_banks`): only the lock's
+        // holder touches the banks and their marks, and the lock's own
+        // Release/Acquire (grant, `in_use`) orders its holders.
+        let v = b.load(Ordering::Relaxed);
+        let held = v & !BANK_MARKED;
+        let total = held + k;
+        if total > max {
+            if held != 0 {
+                // The mark stays (until the free collects).
+                b.store(v & BANK_MARKED, Ordering::Relaxed);
+            }
+            return total;
+        }
+        b.store(total | BANK_MARKED, Ordering::Relaxed);
+        if v & BANK_MARKED == 0 {
+            let marked = &self.slots[S - 1].bank_marked;
+            let c = marked.load(Ordering::Relaxed);
+            if c <= BANK_MARKS_MAX {
+                marked.store(c + 1, Ordering::Relaxed);
+            }
+            if c < BANK_MARKS_MAX {
+                let (m, bit) = (self.bank_marks(s / 64), 1u64 << (s % 64));
+                let w = m.load(Ordering::Relaxed);
+                m.store(w | bit, Ordering::Relaxed);
+            }
+        }
+        0
+    }
+
+    /// Empties the banks of the first `n` slots (`n <= S`; no other slot
+    /// banks) and clears their marks (the caller holds the lock and is
+    /// about to free it): the references they held, and whether it read
+    /// every slot (more slots banked than were marked) rather than the
+    /// marked ones only. Calls `seen(s, k)` for each slot `s` found with
+    /// `k > 0`.
+    #[inline]
+    pub(crate) fn collect_banks(&self, n: usize, mut seen: impl FnMut(usize, u32)) -> (u32, bool) {
+        let marked = &self.slots[S - 1].bank_marked;
+        let c = marked.load(Ordering::Relaxed);
+        if c == 0 {
+            return (0, false);
+        }
+        marked.store(0, Ordering::Relaxed);
+        let mut total = 0;
+        let mut take = |s: usize| {
+            let b = &self.slots[s].banked;
+            let v = b.load(Ordering::Relaxed);
+            if v != 0 {
+                b.store(0, Ordering::Relaxed);
+            }
+            let held = v & !BANK_MARKED;
+            if held != 0 {
+                seen(s, held);
+                total += held;
+            }
+        };
+        let scan = c > BANK_MARKS_MAX;
+        if scan {
+            (0..n.min(S)).for_each(&mut take);
+        }
+        for k in 0..S.div_ceil(64) {
+            let m = self.bank_marks(k);
+            let mut w = m.load(Ordering::Relaxed);
+            if w == 0 {
+                continue;
+            }
+            m.store(0, Ordering::Relaxed);
+            while !scan && w != 0 {
+                take(k * 64 + w.trailing_zeros() as usize);
+                w &= w - 1;
+            }
+        }
+        (total, scan)
+    }
+
+    /// Word `k` of the bank marks: in slot `S - 1 - k / 4` (so the 256
+    /// slots of a pooled block keep theirs on one line, with the count of
+    /// marked slots: a holder that marks a slot takes one line).
+    #[inline]
+    fn bank_marks(&self, k: usize) -> &AtomicU64 {
+        &self.slots[S - 1 - k / 4].bank_marks[k % 4]
     }
 
     /// The note of slot `s` (`RonRaw`: see [`Slot::note`]).

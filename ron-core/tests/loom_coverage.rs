@@ -376,10 +376,11 @@ mod pooled {
     /// the lock available. A release that drops after it fails here: the
     /// last user finds the block still attached.
     ///
-    /// With `guardless`, the last user unlocks with `PlaceToken::NONE` (as
-    /// lock_api 0.4's `unlock` does): a lock that banks block references
-    /// in its owner's slot (`RonTicket`) must then find that bank when it
-    /// frees, or the block stays attached to the idle lock, counted by
+    /// With `guardless`, the last user unlocks with [`PlaceToken::NONE`]
+    /// (as lock_api 0.4's guard-less unlock does), so its release does not
+    /// know its slot: the references its grant brought stay banked in its
+    /// slot (`RonTicket`, `NxtRon`, `RonPlock`), and the free must collect
+    /// them, or the block stays attached to the idle lock, counted by
     /// references nobody holds.
     fn last_user_frees<L: Pooled>(guardless: bool) {
         let s = Shared::with(L::create());
@@ -403,6 +404,7 @@ mod pooled {
         unsafe { s.lock.unlock(t) };
         h.join().unwrap();
         assert_eq!(s.total(), 2);
+        assert!(!s.lock.has_block(), "a block left attached to an idle lock");
         assert_eq!(L::blocks_in_use(), 0, "a block not returned to the pool");
     }
 
@@ -447,9 +449,27 @@ mod pooled {
             &[
                 "nxt_ron.granted",
                 "nxt_ron.grant_taken",
+                "nxt_ron.banked",
                 "ron_raw.pool_return",
             ],
             || last_user_frees::<NxtRon>(false),
+        );
+    }
+
+    #[test]
+    fn nxt_ron_last_user_frees_guardless() {
+        explore(
+            "pooled::nxt_ron_last_user_frees_guardless",
+            BOUND_POOL,
+            &["nxt_ron.", "ron_raw.pool"],
+            &[
+                "nxt_ron.granted",
+                "nxt_ron.grant_taken",
+                "nxt_ron.banked",
+                "nxt_ron.bank_collected",
+                "ron_raw.pool_return",
+            ],
+            || last_user_frees::<NxtRon>(true),
         );
     }
 
@@ -462,9 +482,95 @@ mod pooled {
             &[
                 "ron_plock.granted",
                 "ron_plock.grant_taken",
+                "ron_plock.banked",
                 "ron_raw.pool_return",
             ],
             || last_user_frees::<RonPlock>(false),
+        );
+    }
+
+    #[test]
+    fn ron_plock_last_user_frees_guardless() {
+        explore(
+            "pooled::ron_plock_last_user_frees_guardless",
+            BOUND_POOL,
+            &["ron_plock.", "ron_raw.pool"],
+            &[
+                "ron_plock.granted",
+                "ron_plock.grant_taken",
+                "ron_plock.banked",
+                "ron_plock.bank_collected",
+                "ron_raw.pool_return",
+            ],
+            || last_user_frees::<RonPlock>(true),
+        );
+    }
+
+    /// The waiter comes back for a second round in its slot while the
+    /// holder, granted the lock in its own slot, holds it: the second
+    /// grant to the waiter's slot finds a reference banked there by the
+    /// first, which makes more than `BANK_MAX` (1 under loom), so the
+    /// waiter drops the slot's bank; the last free collects the holder's
+    /// bank from the other slot. The lock ends free with no block.
+    fn bank_paid<L: Pooled>() {
+        let s = Shared::with(L::create());
+        let t = s.lock.lock_observed(0, || ());
+        let s2 = s.clone();
+        let h = thread::spawn(move || {
+            for _ in 0..2 {
+                let t = s2.lock.lock_observed(1, || s2.register());
+                s2.bump();
+                // SAFETY: held.
+                unsafe { s2.lock.unlock(t) };
+            }
+        });
+        s.wait_for_waiters(1);
+        s.bump();
+        // SAFETY: held.
+        unsafe { s.lock.unlock(t) };
+        let t = s.lock.lock_observed(0, || ());
+        // The waiter's second round registers (or has run) meanwhile.
+        s.wait_for_waiters(2);
+        s.bump();
+        // SAFETY: held.
+        unsafe { s.lock.unlock(t) };
+        h.join().unwrap();
+        assert_eq!(s.total(), 4);
+        assert!(!s.lock.has_block(), "a block left attached to an idle lock");
+        assert_eq!(L::blocks_in_use(), 0, "a block not returned to the pool");
+    }
+
+    #[test]
+    fn nxt_ron_bank_paid() {
+        explore(
+            "pooled::nxt_ron_bank_paid",
+            BOUND_2,
+            &["nxt_ron.", "ron_raw.pool"],
+            &[
+                "nxt_ron.banked",
+                "nxt_ron.bank_paid",
+                "nxt_ron.bank_collected",
+                "nxt_ron.bank_scanned",
+                "ron_raw.pool_return",
+            ],
+            bank_paid::<NxtRon>,
+        );
+    }
+
+    #[test]
+    fn ron_plock_bank_paid() {
+        explore(
+            "pooled::ron_plock_bank_paid",
+            BOUND_2,
+            &["ron_plock.", "ron_raw.pool"],
+            &[
+                "ron_plock.banked",
+                "ron_plock.bank_paid",
+                "ron_plock.bank_collected",
+                "ron_plock.bank_scanned",
+                "ron_raw.pool_return",
+            ],
+            bank_paid::<RonPlock>,
         );
     }
 
@@ -560,6 +666,8 @@ mod pooled {
                 "ron_raw.pool_return",
                 "nxt_ron.freed_no_mark",
                 "nxt_ron.release_kept_ref",
+                "nxt_ron.banked",
+                "nxt_ron.bank_collected",
                 "model.second_round_waited",
             ],
             model::<NxtRon>,
@@ -580,6 +688,8 @@ mod pooled {
                 "ron_plock.grant_taken",
                 "ron_raw.pool_return",
                 "ron_plock.release_kept_ref",
+                "ron_plock.banked",
+                "ron_plock.bank_collected",
                 "model.second_round_waited",
             ],
             model::<RonPlock>,

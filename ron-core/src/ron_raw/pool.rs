@@ -845,8 +845,8 @@ pub(crate) unsafe fn adopt<'a, T: BlockSlots>(
 
 impl<T: BlockSlots> BlockRef<'_, T> {
     /// Drops `k` more references to this block that the caller owns (kept
-    /// ones it was handed, see `RonTicket`'s banked references): never the
-    /// last, as this one is still held.
+    /// ones it was handed: the banks of `RonTicket`, `NxtRon` and
+    /// `RonPlock`): never the last, as this one is still held.
     pub(crate) fn drop_more(&self, k: u32) {
         if k == 0 {
             return;
