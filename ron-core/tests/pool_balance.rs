@@ -5,25 +5,82 @@
 //! has every block back. A lost reference would leave the block attached
 //! to the idle lock; an extra drop would return it while still in use.
 //!
-//! `RonTicket` banks references in its owners' slots and passes them with
-//! its grants (`ron_ticket` module docs), so a guard-less release leaves
-//! a bank behind that a later free must collect.
+//! `RonTicket`, `NxtRon` and `RonPlock` bank references in their owners'
+//! slots and pass them with their grants (`ron_ticket` module docs,
+//! `plock`'s "The bank"), so a guard-less release leaves a bank behind
+//! that a later free must collect.
 //!
 //! One binary: the pool is process-wide.
 #![cfg(all(feature = "std", not(loom), not(miri)))]
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use ron_core::{PlaceToken, RonTicket};
+use ron_core::{NxtRon, PlaceToken, RonPlock, RonTicket};
 
 const THREADS: usize = 4;
 /// Contended bursts; the pool is checked after each.
 const BURSTS: usize = 40;
 const ROUNDS: usize = 500;
 
+/// The pooled locks under test, and their pools.
+trait Pooled: Sync {
+    fn new() -> Self;
+    fn acquire_in(&self, slot: usize) -> PlaceToken;
+    /// # Safety
+    /// The caller holds the lock.
+    unsafe fn release(&self, t: PlaceToken);
+    fn is_held(&self) -> bool;
+    fn blocks_in_use() -> usize;
+}
+
+macro_rules! pooled {
+    ($t:ty, $pool:expr) => {
+        impl Pooled for $t {
+            fn new() -> Self {
+                <$t>::new()
+            }
+            fn acquire_in(&self, slot: usize) -> PlaceToken {
+                <$t>::acquire_in(self, slot)
+            }
+            unsafe fn release(&self, t: PlaceToken) {
+                // SAFETY: forwarded contract.
+                unsafe { <$t>::release(self, t) }
+            }
+            fn is_held(&self) -> bool {
+                <$t>::is_held(self)
+            }
+            fn blocks_in_use() -> usize {
+                $pool.in_use()
+            }
+        }
+    };
+}
+pooled!(RonTicket, ron_core::ron_ticket::global());
+pooled!(NxtRon, ron_core::ron_raw::pool::global());
+pooled!(RonPlock, ron_core::ron_raw::pool::global());
+
 #[test]
 fn ron_ticket_returns_every_block() {
-    let lock = RonTicket::<ron_core::relax::DefaultRelax>::new();
+    returns_every_block::<RonTicket>();
+}
+
+#[test]
+fn nxt_ron_returns_every_block() {
+    returns_every_block::<NxtRon>();
+}
+
+#[test]
+fn ron_plock_returns_every_block() {
+    returns_every_block::<RonPlock>();
+}
+
+/// `NxtRon` and `RonPlock` share a pool, and each test checks that its
+/// pool is empty: one test at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn returns_every_block<L: Pooled>() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let lock = L::new();
     let count = AtomicU64::new(0);
     for burst in 0..BURSTS {
         let start = std::sync::Barrier::new(THREADS);
@@ -57,7 +114,7 @@ fn ron_ticket_returns_every_block() {
         });
         assert!(!lock.is_held(), "lock left held");
         assert_eq!(
-            ron_core::ron_ticket::global().in_use(),
+            L::blocks_in_use(),
             0,
             "burst {burst}: a block is still claimed after the lock went idle"
         );
