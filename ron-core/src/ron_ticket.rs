@@ -2,26 +2,27 @@
 //! handover between slots, with one slot per CPU from a pool
 //! ([`RonTicketInline`]: the same protocol with `S` slots in the lock).
 //!
-//! Each slot is a small ticket lock (`tickets`, `serving`) plus a `grant`
-//! word. A waiter takes a ticket in its slot (`tickets += 1`, which also
-//! counts it as waiting: waiters = `tickets - serving`), waits until its
-//! ticket is served (it is the slot's *head*), then waits for the slot's
-//! grant or for the lock word to be free. The holder's unlock walks the slots
-//! along the route from its own slot + 1 (own slot last) and grants the first
-//! one with `tickets != serving`, keeping `in_use` true; with no waiter it
-//! frees `in_use`. The head that becomes owner advances `serving`, which
-//! makes the next ticket holder its slot's head.
+//! Each slot is a small ticket lock whose admissions are grants: one
+//! 64-bit word holds the tickets taken (`tickets`, high half) and the
+//! *grant word* (low half): `next`, the tickets admitted so far (the
+//! ticket of the slot's *head*), and the block references the last grant
+//! passed. A waiter takes a ticket (`tickets += 1`, which also counts it
+//! as waiting: waiters = `tickets - next`), waits until it is the head,
+//! then waits for its admission or for the lock word to be free. The
+//! holder's unlock walks the slots along the route from its own slot + 1
+//! (own slot last) and grants the first one with `tickets != next`: one
+//! `fetch_xor` of the grant word (`next + 1`, the references), keeping
+//! `in_use` true; with no waiter it frees `in_use`. A head that takes a
+//! free `in_use` counts its own admission the same way.
 //!
-//! A grant word names the ticket it admits (its low 24 bits, the *tag*),
-//! so a head takes its grant with a load: nothing to clear, no
-//! read-modify-write on the handover (the slot's next head tells a spent
-//! grant by its tag). Two rules keep tags unambiguous: a head reads the
-//! grant word only after its predecessor's `serving` store (Release and
-//! Acquire), so it sees the word its predecessor left or a later one; and
-//! a head admitted by a free `in_use` clears a grant word left set, so the
-//! word a head can see names its predecessor, nobody, or itself, never a
-//! ticket `2^24` back. (The model checkers build the lock with 1-bit tags,
-//! where leaving the word set is caught: shuttle's `ron_ticket` tests fail.)
+//! The head reads its admission (`next` = its ticket + 1) and writes
+//! nothing to take it: on the handover path the grantee's slot line moves
+//! three times (the releaser's scan, its grant, the head's read) instead
+//! of four. `next` only counts up, one admission at a time and never past
+//! a waiting ticket, and a waiter's ticket comes from an RMW that read
+//! the word's latest value, so `next == ticket + 1` (modulo `2^24`) is
+//! only ever its own admission. The bank (below) sits on the slot's next
+//! cache line.
 //!
 //! ## Where the slots live
 //! [`RonTicket`] is 8 bytes: `in_use` and the 32-bit index of a *block*
@@ -31,7 +32,7 @@
 //! installed route (rounded up to a power of two, at most 256). A lock
 //! holds a block only while it has registered waiters: the first waiter
 //! claims one, every waiter holds a reference from before it takes its
-//! ticket until after it advances `serving` (and, once it owns the lock,
+//! ticket until after its admission (and, once it owns the lock,
 //! through its critical section to its release, which then scans and
 //! grants with it: `owner_ref` says so), a releaser without one takes one
 //! for its scan, and the last reference returns the block.
@@ -56,7 +57,7 @@
 //! `RonRaw`; a held block is never detached, so every ticket out is in
 //! the block the lock names, where every releaser scans. A returned
 //! block needs no cleaning: every ticket taken in it was served
-//! (`tickets == serving`, no grant) and every bank emptied before its
+//! (`tickets == next`) and every bank emptied before its
 //! last reference was dropped, and the pool's Release/Acquire chain
 //! (drop, claim, publish, look-up) carries those values to the next
 //! lock's users.
@@ -67,17 +68,17 @@
 //! | `in_use` | block | slot `s` | meaning |
 //! |---|---|---|---|
 //! | false | none | - | unlocked, uncontended |
-//! | false | claimed | `tickets == serving`, `banked = 0` | unlocked; waiters' references not yet dropped |
-//! | true | none or claimed | `tickets - serving = c`, `grant = 0` | held; `c` waiters queued FIFO in `s`; `banked` references owed to the block |
-//! | true | claimed | `c > 0`, `grant` = (head's ticket, `r`) | handed to `s`: its head reads its own ticket in the grant, owns the lock and banks the `r` references passed |
+//! | false | claimed | `tickets == next`, `banked = 0` | unlocked; waiters' references not yet dropped |
+//! | true | none or claimed | `tickets - next = c` | held; `c` waiters queued FIFO in `s` (the head holds ticket `next`); `banked` references owed to the block |
+//! | true | claimed | `next` = the head's ticket + 1, `tickets - next = c - 1`, grant word's references `r` | handed to `s`: its head reads its admission, owns the lock and banks the `r` references passed |
 //!
 //! (The inline lock is always "claimed".) Taking a ticket and being counted
 //! are one `fetch_add`, so an unlock never waits for a waiter that counted
 //! itself but has not yet taken its ticket (the published RON-ticket's
 //! unlock did, docs/design.md, "Pitfalls"). Only the head of a slot may
-//! take its grant or CAS `in_use`, and `serving` only moves when that head
-//! becomes owner, so a granted slot always has a head that can only leave
-//! by taking the grant.
+//! CAS `in_use`, and `next` only moves when a holder grants the head or
+//! the head takes a free `in_use`, so a granted slot's head owns the lock
+//! from the grant on and can only leave by taking it.
 //!
 //! ## Guarantees
 //! * Mutual exclusion under any schedule and hint; progress.
@@ -113,9 +114,9 @@
 //! and of the block index, one release store. Contended: a waiter adds a
 //! reference-count increment on the block's first line when it arrives;
 //! the decrements are banked and paid once per [`BANK_MAX`] handovers or
-//! at the free, so a handover writes only the grantee's slot; a release
-//! scans `n` slots (two loads each, and a third for the banks when it
-//! frees).
+//! at the free, so a handover writes only the grantee's slot word (one
+//! `fetch_xor`); a release scans `n` slots (one load each, and the bank's
+//! line of each when it frees).
 //! `RonTicketInline<S>`: `128 * (S + 1)` bytes; uncontended a load and a
 //! CAS, a scan of `S` slots and a release store.
 //!
@@ -143,7 +144,7 @@ use crate::ron_raw::pool::POOL_BLOCKS;
 use crate::ron_raw::pool::{self, BLOCK_SLOTS, Block, BlockRef, BlockSlots, Pool, PoolPaths};
 #[cfg(all(feature = "std", not(loom), not(shuttle), not(ron_vm)))]
 use crate::ron_raw::pool::{GROW_CHUNKS, POOL_BLOCKS};
-use crate::sync::{AtomicBool, AtomicU32, Ordering};
+use crate::sync::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use crate::token::PlaceToken;
 use crate::unwind::AbortOnUnwind;
 
@@ -160,38 +161,49 @@ pub const BANK_MAX: u32 = 64;
 #[cfg(loom)]
 pub const BANK_MAX: u32 = 1;
 
-/// Bits of a grant word that name the ticket it admits (its low bits).
-#[cfg(not(any(loom, shuttle)))]
-const TAG_BITS: u32 = 24;
-/// Bits of a grant word that name the ticket it admits: one under the
-/// model checkers, so that a head that could take a grant two tickets old
-/// (a free admission that left the grant word set) is caught.
-#[cfg(any(loom, shuttle))]
-const TAG_BITS: u32 = 1;
-const TAG_MASK: u32 = (1 << TAG_BITS) - 1;
-/// Set in every grant word a releaser stores (0 is "none").
-const GRANTED: u32 = 0x80;
-/// The block references a grant word passes on.
+/// Bits of the grant word's admission count (`next`, see [`TicketSlot`]):
+/// a slot's tickets are compared modulo `2^24`, so fewer than that many
+/// waiters may wait in one slot at once.
+const NEXT_BITS: u32 = 24;
+const NEXT_MASK: u32 = (1 << NEXT_BITS) - 1;
+/// Where `next` starts in the grant word (below it: the references).
+const NEXT_SHIFT: u32 = 8;
+/// The block references a grant passes on.
 const REFS_MASK: u32 = 0x7F;
 // A grant passes at most `BANK_MAX + 1` references.
 const _: () = assert!(BANK_MAX < REFS_MASK);
+/// One ticket, in the slot word's high half.
+const TICKET: u64 = 1 << 32;
 
-/// The grant word admitting `ticket` with `refs` block references.
+/// The grant word with `next` admissions and `refs` block references.
 #[inline]
-fn grant_word(ticket: u32, refs: u32) -> u32 {
-    ((ticket & TAG_MASK) << 8) | GRANTED | refs
+fn grant_word(next: u32, refs: u32) -> u32 {
+    ((next & NEXT_MASK) << NEXT_SHIFT) | refs
 }
 
-/// One slot: a ticket lock, a grant word and a bank of block references,
-/// alone on its cache lines.
+/// The admissions a grant word counts (modulo `2^24`): the ticket of
+/// the slot's head.
+#[inline]
+fn next_of(grant: u32) -> u32 {
+    grant >> NEXT_SHIFT
+}
+
+/// One slot: a ticket lock whose admissions are grants, and a bank of
+/// block references, alone on their cache lines.
+///
+/// `word`: the tickets taken (high half) and the *grant word* (low half):
+/// the tickets admitted so far, `next` (modulo `2^24`: the ticket of the
+/// slot's head), and the block references the last grant passed. An
+/// arrival takes a ticket with one `fetch_add` of the high half; a
+/// holder grants the head with one `fetch_xor` of the low half, which
+/// cannot carry into the tickets; a head admitted by a free `in_use`
+/// counts itself in the same way. The head reads its admission and never
+/// writes this line to take a grant. `banked` sits on the next line,
+/// written only by the lock's holder.
+#[repr(C)]
 struct TicketSlot {
-    tickets: AtomicU32,
-    serving: AtomicU32,
-    /// The last grant to this slot ([`grant_word`]: the ticket it admits
-    /// and the block references it passes), or 0 (none since the slot's
-    /// last admission by a free `in_use`). A head takes a grant by
-    /// reading its own ticket in it: nothing to clear.
-    grant: AtomicU32,
+    word: AtomicU64,
+    _line: [u8; 56],
     /// Block references the lock's owners banked here (pooled only): read
     /// and written only by the lock's holder.
     banked: AtomicU32,
@@ -201,9 +213,8 @@ impl TicketSlot {
     crate::sync::const_fn_unless_loom! {
         fn new() -> Self {
             TicketSlot {
-                tickets: AtomicU32::new(0),
-                serving: AtomicU32::new(0),
-                grant: AtomicU32::new(0),
+                word: AtomicU64::new(0),
+                _line: [0; 56],
                 banked: AtomicU32::new(0),
             }
         }
@@ -211,9 +222,11 @@ impl TicketSlot {
 
     #[inline]
     fn has_waiters(&self) -> bool {
-        // Relaxed: a stale answer only delays a waiter (it also polls
-        // `in_use`) or grants a slot whose head is guaranteed to exist.
-        self.tickets.load(Ordering::Relaxed) != self.serving.load(Ordering::Relaxed)
+        // Relaxed: a stale count of tickets only delays a waiter (it also
+        // polls `in_use`); the grant word changes only under the lock,
+        // whose Release/Acquire brought its last value to the holder.
+        let v = self.word.load(Ordering::Relaxed);
+        ((v >> 32) as u32 & NEXT_MASK) != next_of(v as u32)
     }
 
     /// Hands the lock to this slot's head with `refs` block references
@@ -221,12 +234,14 @@ impl TicketSlot {
     /// out in this slot).
     #[inline]
     fn grant(&self, refs: u32) {
-        // Relaxed: we hold the lock, and the head's `serving` store (our
-        // predecessor's) reached us through the lock's Release/Acquire.
-        let head = self.serving.load(Ordering::Relaxed);
+        // Relaxed: the grant word changes only under the lock (we hold
+        // it), so this is its current value; only the tickets may move.
+        let old = self.word.load(Ordering::Relaxed) as u32;
+        let new = grant_word(next_of(old).wrapping_add(1), refs);
         // Release: passes our critical section (and the bank's values) to
-        // the head's Acquire load of `grant`.
-        self.grant.store(grant_word(head, refs), Ordering::Release);
+        // the head's Acquire load of the word (arrivals' RMWs in between
+        // continue the release sequence).
+        self.word.fetch_xor(u64::from(old ^ new), Ordering::Release);
     }
 
     /// Empties the bank: the references it held (the caller holds the lock).
@@ -234,8 +249,7 @@ impl TicketSlot {
     fn take_bank(&self) -> u32 {
         // Relaxed (both): only the lock's holder touches the bank, and the
         // lock's own Release/Acquire (grant, `in_use`) orders its holders.
-        // The store is skipped when empty: the line stays shared with the
-        // slot's waiters.
+        // The store is skipped when empty.
         let b = self.banked.load(Ordering::Relaxed);
         if b != 0 {
             self.banked.store(0, Ordering::Relaxed);
@@ -247,64 +261,51 @@ impl TicketSlot {
     #[inline]
     fn take_ticket(&self) -> u32 {
         // Relaxed: the ticket only orders waiters of this slot; the data
-        // handover is through `grant`/`in_use`.
-        self.tickets.fetch_add(1, Ordering::Relaxed)
+        // handover is through the grant word or `in_use`.
+        (self.word.fetch_add(TICKET, Ordering::Relaxed) >> 32) as u32
     }
 
-    /// Waits with `ticket` until the caller owns the lock (by this slot's
-    /// grant or a free `in_use`), then makes the next ticket the head; the
-    /// block references the grant passed on (0 after a free `in_use`).
+    /// Waits with `ticket` until the caller owns the lock: admitted by a
+    /// grant, or, as the slot's head, by a free `in_use` (it then counts
+    /// its admission itself). Returns the block references the grant
+    /// passed on (0 after a free `in_use`).
     #[inline]
     fn wait_turn<R: Relax>(&self, in_use: &TasFlag, ticket: u32, relax: &mut R) -> u32 {
-        // Acquire: pairs with our predecessor's Release store of
-        // `serving`, so the grant word we read next is the one it left
-        // (its own grant, or 0 after a free admission) or a later one.
-        // mutants: survives the loom models (a head reading a grant word
-        // two admissions old, which a 1-bit tag would alias, takes three
-        // admissions in one slot racing a fourth acquisition, beyond
-        // their bounds); it is what bounds a head's read to the last two
-        // grant words formally, where 24-bit tags alias only after 2^24.
-        while self.serving.load(Ordering::Acquire) != ticket {
-            relax.relax();
-            #[cfg(all(ron_vm, not(loom), not(shuttle)))]
-            crate::relax::vm_idle(relax, crate::sync::vm_addr(&self.serving));
-        }
-        let mine = grant_word(ticket, 0);
-        let refs = loop {
-            // Acquire: pairs with the holder's Release store of `grant`.
-            // After our predecessor's admission the word holds its grant,
-            // 0, or ours: only ours carries our ticket's tag.
-            let g = self.grant.load(Ordering::Acquire);
-            if g & !REFS_MASK == mine {
+        let me = ticket & NEXT_MASK;
+        let after = ticket.wrapping_add(1) & NEXT_MASK;
+        loop {
+            // Acquire: pairs with the Release `fetch_xor` of the grant
+            // that admits us. `next` only counts up, one admission at a
+            // time and never past a waiting ticket, and our ticket's RMW
+            // read the word's latest value: so `next == after` is our own
+            // admission, never an older word.
+            let w = self.word.load(Ordering::Acquire) as u32;
+            let next = next_of(w);
+            if next == after {
                 crate::coverage::hit!("ron_ticket.grant_taken");
-                break g & REFS_MASK;
+                return w & REFS_MASK;
             }
-            if g != 0 {
-                crate::coverage::hit!("ron_ticket.grant_not_ours");
-            }
-            if in_use.take_if_free() {
+            let head = next == me;
+            if head && in_use.take_if_free() {
                 crate::coverage::hit!("ron_ticket.free_taken");
-                // The word may hold our predecessor's grant, whose tag a
-                // head `1 << TAG_BITS` tickets on would take for its own
-                // if every admission in between were free like ours.
-                // Relaxed (both): we own the lock (nobody else writes the
-                // word now); our `serving` Release below publishes the
-                // clearing to the next head. Stored only when set: the
-                // line stays shared with this slot's waiters.
-                if self.grant.load(Ordering::Relaxed) != 0 {
-                    crate::coverage::hit!("ron_ticket.free_cleared_grant");
-                    self.grant.store(0, Ordering::Relaxed);
-                }
-                break 0;
+                // Relaxed: we hold the lock, so the grant word is
+                // stable and this is its value.
+                let old = self.word.load(Ordering::Relaxed) as u32;
+                // Relaxed: counts our admission, which makes the next
+                // ticket the head; it passes no data (the next head
+                // gets the lock by a grant or `in_use`, whose orderings
+                // carry it).
+                self.word
+                    .fetch_xor(u64::from(old ^ grant_word(after, 0)), Ordering::Relaxed);
+                return 0;
             }
             relax.relax();
-        };
-        // Release: the next head of this slot reads the grant word after
-        // it (see the first loop).
-        // mutants: as the Acquire load of `serving` above.
-        self.serving
-            .store(ticket.wrapping_add(1), Ordering::Release);
-        refs
+            // Not yet the head, a look loads the word alone.
+            #[cfg(all(ron_vm, not(loom), not(shuttle)))]
+            if !head {
+                crate::relax::vm_idle(relax, crate::sync::vm_addr(&self.word));
+            }
+        }
     }
 }
 
@@ -501,7 +502,7 @@ impl<R: Relax> RonTicket<R> {
                     Self::bank(&room, slot, refs);
                 }
                 // The owner keeps its reference for its release (which
-                // then needs no look-up), after `serving` moved. The flag
+                // then needs no look-up), after its admission. The flag
                 // is usually set already (a grant from an owner that kept
                 // its own leaves it set): the lock's line, which heads
                 // poll, is written only when it changes.
@@ -678,17 +679,17 @@ crate::raw_impl::impl_default_debug! {
 // `grant` of one slot or nobody owns the lock at every moment. `lock` and
 // `try_lock` return a guard only after taking ownership one of two ways: the
 // CAS `in_use` false -> true (Acquire, pairing with the Release store that
-// freed it), or, as the head of slot `s` of the lock's block (the one
-// waiter whose ticket `s` serves; tickets come from one `fetch_add` each),
-// the CAS `grant` true -> false (Acquire, pairing with the holder's Release
-// store of `grant`). The holder sets `grant` only on a slot with a ticket
-// out, only while it holds a reference to the block the lock names (so the
-// block cannot change lock under it; the grant passes that reference on),
-// and keeps `in_use` true; only a head
-// may take a grant or CAS `in_use`; `serving` moves only when that head owns
-// the lock, so a granted slot's head can leave only by taking the grant.
-// Every waiter holds its block reference from before its ticket to after
-// its `serving` store, and a referenced block is never detached or claimed
+// freed it), or as the waiter whose ticket the grant word of its slot `s`
+// admits (`next` = its ticket + 1, read with Acquire, pairing with the
+// holder's Release `fetch_xor`; tickets come from one `fetch_add` each, and
+// `next` counts admissions one at a time, so exactly one waiter reads
+// itself admitted). The holder grants only a slot with a ticket out, only
+// while it holds a reference to the block the lock names (so the block
+// cannot change lock under it; the grant passes that reference on), and
+// keeps `in_use` true; only a head (the ticket `next` names) may CAS
+// `in_use`, and it then counts its own admission, so a granted slot's head
+// owns the lock from the grant on. Every waiter holds its block reference
+// from before its ticket to after its admission, and a referenced block is never detached or claimed
 // by another lock (`pool`), so every ticket out is in the lock's block and
 // every block returned has all its tickets served. The slot is only a
 // place to wait: a wrong, out-of-range or stale CPU hint changes where the
