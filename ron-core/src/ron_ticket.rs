@@ -43,9 +43,9 @@
 //! reference after its grant or free. Nor does a grant drop one before:
 //! that would put a decrement of the block's count, a line every arrival
 //! also writes, on every handover. A grant passes the releaser's reference
-//! to the grantee inside the grant word (`grant` = 1 + references passed),
-//! together with the *bank* of the releaser's slot: the references earlier
-//! grants passed to it. The new owner adds what it receives to its own
+//! to the grantee inside the grant word (its references field), together
+//! with the *bank* of the releaser's slot: the references earlier grants
+//! passed to it. The new owner adds what it receives to its own
 //! slot's bank (`banked`, touched only by the lock's holder) and drops the
 //! bank in one decrement once it holds more than [`BANK_MAX`], while it
 //! still holds its own reference (so never the last). A release that frees
