@@ -418,8 +418,9 @@ pub fn set_pool_limit(n: usize) {
 /// RON-ticket: per-slot ticket locks handed over along the route, one slot
 /// per CPU, the slots pooled: 8 bytes per lock.
 ///
-/// * **States:** `in_use`, the block index, and per slot its ticket
-///   counters and `grant`; table in the [module docs](self).
+/// * **States:** `in_use`, the block index, and per slot its word (tickets
+///   taken, admissions, references passed) and bank; table in the
+///   [module docs](self).
 /// * **Guarantees:** mutual exclusion under any schedule and hint;
 ///   progress; FIFO inside a slot, route order between slots: a registered
 ///   waiter with `q` waiters ahead in its slot is overtaken by at most
@@ -675,8 +676,9 @@ crate::raw_impl::impl_default_debug! {
 }
 
 #[cfg(not(loom))]
-// SAFETY: by the state table in the module docs, the holder, a pending
-// `grant` of one slot or nobody owns the lock at every moment. `lock` and
+// SAFETY: by the state table in the module docs, the holder, a granted
+// head (admitted, not yet returned from `lock`) or nobody owns the lock at
+// every moment. `lock` and
 // `try_lock` return a guard only after taking ownership one of two ways: the
 // CAS `in_use` false -> true (Acquire, pairing with the Release store that
 // freed it), or as the waiter whose ticket the grant word of its slot `s`
@@ -831,13 +833,15 @@ crate::raw_impl::impl_default_debug! {
 
 #[cfg(not(loom))]
 // SAFETY: as for `RonTicket` (above), with the slots in the lock instead
-// of a pooled block: the holder, a pending `grant` of one slot or nobody
-// owns the lock at every moment; ownership passes only by the CAS of
-// `in_use` (Acquire, paired with its Release free) or the head's CAS of its
-// slot's `grant` (Acquire, paired with the holder's Release store, made
-// only on a slot with a ticket out while `in_use` stays true). A `Relax`
-// panic after taking a ticket aborts; a panicking hint in `unlock`
-// releases from slot 0 first.
+// of a pooled block: the holder, a granted head or nobody owns the lock at
+// every moment; ownership passes only by the CAS of `in_use` (Acquire,
+// paired with its Release free; only a slot's head tries it, and counts
+// its own admission) or by a waiter reading its own admission in its
+// slot's grant word (Acquire load, paired with the holder's Release
+// `fetch_xor`, made only on a slot with a ticket out while `in_use` stays
+// true; admissions are counted one at a time, so exactly one waiter reads
+// itself admitted). A `Relax` panic after taking a ticket aborts; a
+// panicking hint in `unlock` releases from slot 0 first.
 unsafe impl<const S: usize, R: Relax> lock_api::RawMutex for RonTicketInline<S, R> {
     #[allow(clippy::declare_interior_mutable_const)]
     const INIT: Self = Self::new();
