@@ -26,7 +26,12 @@
 //!   one slot per reader group in use when it was first biased (at most
 //!   32; see [`crate::reader_table`]). A writer clears `BIAS` in the same
 //!   CAS that sets `PRES` and waits for the lock's table slots to empty
-//!   (BRAVO's revocation).
+//!   (BRAVO's revocation), and gives the bias back in the RMW that ends
+//!   its phase (`REBIAS` remembers it): a read-mostly lock stays biased
+//!   across its writes. Readers that arrive during such a phase wait for
+//!   its end writing nothing, then take the table. The bias lapses when
+//!   [`STRIKES`] revocations in a row found no reader in the table (it
+//!   did not pay for them); reads then earn it back.
 //!
 //! A reader's guard says where it was counted (a table slot index, or the
 //! central counter), so its unlock decrements what it incremented, whatever
@@ -35,23 +40,30 @@
 //! ## State
 //! `state` (u64): bit 0 `PRES` (a writer holds the lock or drains its
 //! readers), bit 1 `PHID` (the writer phase's parity), bit 2 `BIAS`
-//! (readers may use the table), bits 8..16 `HOT` (contended reads since
-//! the last write), bits 32..64 `rin` (readers counted in centrally,
-//! wrapping). `rout` (u32, wrapping). `id` (u32, 0 until first biased).
+//! (readers may use the table), bit 3 `REBIAS` (the writer phase revoked
+//! the bias and gives it back when it ends), bits 8..16 `HOT` (unbiased:
+//! contended reads since the last write; biased: revocations in a row
+//! that found the table empty), bits 32..64 `rin` (readers counted in
+//! centrally, wrapping). `rout` (u32, wrapping). `id` (u32, 0 until first
+//! biased). Only the holder of `PRES` changes `REBIAS`, and `HOT` while
+//! biased.
 //!
 //! | state | who may enter |
 //! |---|---|
 //! | `!PRES`, `rin == rout`, no table reader | anyone: one CAS for a writer, one `fetch_add` (on the word, or on the reader's slot when biased) for a reader |
 //! | `!PRES`, readers in | readers; a writer sets `PRES` and drains |
-//! | `PRES`, `rout != rin` at its CAS, or table slots occupied | nobody new: the writer waits for the readers counted before it; arriving readers count in and wait for the phase to end |
+//! | `PRES`, `rout != rin` at its CAS, or table slots occupied | nobody new: the writer waits for the readers counted before it; arriving readers count in and wait for the phase to end (with `REBIAS`: wait for its end without counting in) |
 //! | `PRES`, drained | the writer (exclusive) |
-//! | the writer unlocks (`PRES` cleared) | the readers that arrived during its phase, at once; the next queued writer sets `PRES` after them |
+//! | the writer unlocks (`PRES` cleared, `BIAS` back if `REBIAS`) | the readers that arrived during its phase, at once; the next queued writer sets `PRES` after them |
 //!
 //! ## Guarantees
 //! Mutual exclusion between a writer and anyone else; any number of
 //! readers together. **Phase alternation**: a reader waits for at most one
 //! writer phase (the one it saw when it arrived; the next writer counts it
-//! and waits for it); a writer, once it has set `PRES`, waits only for the
+//! and waits for it), or two when that phase gives a bias back (the
+//! reader waits for it without counting in; if the next writer phase has
+//! begun when it ends, the reader counts in centrally and waits for that
+//! one); a writer, once it has set `PRES`, waits only for the
 //! readers that arrived before it, and new readers cannot delay it. Before
 //! that, a writer waits for the writers ahead of it in the queue (route
 //! order, `RonRaw`'s progress guarantee: no strict bound) and for the
@@ -70,7 +82,8 @@
 //! after its own fence, and a reader that saw `BIAS` set read a value
 //! before that clearing, so its fence came before that writer's and that
 //! writer waited for it. `BIAS` is set again only by a CAS that needs
-//! `PRES` clear, so it cannot appear under a writer; and a writer that
+//! `PRES` clear, or by the RMW that clears `PRES` (a writer giving the
+//! bias back), so it cannot appear under a writer; and a writer that
 //! revoked the bias but gives up before its scan found the table empty (a
 //! failed `try_write` or `try_upgrade`, a timed writer's deadline) clears
 //! `PRES` and sets `BIAS` back in one RMW, so "`BIAS` clear" keeps meaning
@@ -103,6 +116,8 @@ use crate::token::PlaceToken;
 const PRES: u64 = 1;
 const PHID: u64 = 2;
 const BIAS: u64 = 4;
+/// The writer phase revoked a bias and gives it back when it ends.
+const REBIAS: u64 = 8;
 const HOT_ONE: u64 = 1 << 8;
 const HOT_MASK: u64 = 0xFF << 8;
 /// Contended reads (with no write between them) that bias a lock.
@@ -115,12 +130,43 @@ fn rin(s: u64) -> u32 {
     (s >> 32) as u32
 }
 
-/// The word after a writer's CAS: `PRES` set, `PHID` flipped, `BIAS` and
-/// `HOT` cleared, `rin` kept.
+/// The word after a writer's CAS: `PRES` set, `PHID` flipped; if `BIAS`
+/// was set, `BIAS` cleared and `REBIAS` set (the phase gives the bias
+/// back when it ends) with `HOT` kept (it counts the lock's strikes while
+/// biased, [`STRIKES`]), else `HOT` cleared; `rin` kept.
 #[inline]
 fn with_writer(s: u64) -> u64 {
-    ((s & !(BIAS | HOT_MASK)) | PRES) ^ PHID
+    let s = if s & BIAS != 0 {
+        (s & !BIAS) | REBIAS
+    } else {
+        s & !HOT_MASK
+    };
+    (s | PRES) ^ PHID
 }
+
+/// What a writer XORs into the word it holds, `s` (`PRES` set), to end
+/// its phase: clears `PRES`, and if the phase revoked a bias, clears
+/// `REBIAS` and sets `BIAS` again (`HOT` keeps the strikes).
+#[inline]
+fn end_of_phase(s: u64) -> u64 {
+    if s & REBIAS != 0 {
+        PRES | REBIAS | BIAS
+    } else {
+        PRES
+    }
+}
+
+/// Revocations in a row that found no reader in the table, after which
+/// the bias lapses (at the end of the last one's phase): the table then
+/// does not pay for its revocations, and reads earn the bias back with
+/// [`HOT_MAX`] contended central reads. A revocation that finds a table
+/// reader in clears the strikes.
+#[cfg(not(loom))]
+pub const STRIKES: u64 = 16;
+/// Revocations in a row that found no table reader before the bias lapses
+/// (2 under loom, so that the models reach a strike and a lapse).
+#[cfg(loom)]
+pub const STRIKES: u64 = 2;
 
 /// The guard state of a shared acquisition of [`RonRw`]: where the reader
 /// was counted (a table slot, or the lock's central counter).
@@ -231,29 +277,73 @@ impl RonRw {
     /// group when the lock is biased, else centrally.
     #[inline]
     pub fn read(&self) -> ReadToken {
-        // Relaxed: steers only; the table path validates after its fence.
-        let s = self.state.load(Ordering::Relaxed);
-        if s & (BIAS | PRES) == BIAS
-            && let Some(t) = self.read_table(reader_group())
-        {
-            return t;
-        }
-        self.read_central(true, never)
+        self.read_in_until(reader_group, never)
             .expect("an untimed read never gives up")
     }
 
     /// [`read`](Self::read) counted in reader group `group`'s slot (any
     /// value; models and tests play migrating or misplaced readers).
     pub fn read_in(&self, group: usize) -> ReadToken {
-        // Relaxed: as in `read`.
+        self.read_in_until(|| group, never)
+            .expect("an untimed read never gives up")
+    }
+
+    /// The read paths, in order: the table while the lock is biased; a
+    /// look-only wait for a writer phase that gives the bias back
+    /// (`REBIAS`), then the table once more; the central counter (which
+    /// waits out a writer phase it counted in during). `None` only if
+    /// `expired()` said so while waiting (nothing is left counted).
+    #[inline]
+    fn read_in_until(
+        &self,
+        group: impl Fn() -> usize,
+        expired: impl Fn() -> bool,
+    ) -> Option<ReadToken> {
+        // Relaxed: steers only; the table path validates after its fence.
         let s = self.state.load(Ordering::Relaxed);
         if s & (BIAS | PRES) == BIAS
-            && let Some(t) = self.read_table(group)
+            && let Some(t) = self.read_table(group())
         {
-            return t;
+            return Some(t);
         }
-        self.read_central(true, never)
-            .expect("an untimed read never gives up")
+        if s & (PRES | REBIAS) == PRES | REBIAS {
+            return self.read_after_phase(s & PHASE, group, expired);
+        }
+        self.read_central(true, expired)
+    }
+
+    /// A reader that found writer phase `phase` on, which will give the
+    /// bias back: it waits for the phase to end writing nothing (the
+    /// readers of a biased lock keep off the word's line), then takes the
+    /// table if the bias is back and no new phase has begun, else the
+    /// central counter (which waits out at most that new phase: a reader
+    /// waits for at most two writer phases on this path).
+    #[cold]
+    fn read_after_phase(
+        &self,
+        phase: u64,
+        group: impl Fn() -> usize,
+        expired: impl Fn() -> bool,
+    ) -> Option<ReadToken> {
+        crate::coverage::hit!("ron_rw.read_waits_rebias");
+        let mut wait = Wait::new(&expired);
+        loop {
+            // Relaxed: steers only (the table path validates after its
+            // fence; the central path acquires with its RMW).
+            let s = self.state.load(Ordering::Relaxed);
+            if s & PHASE != phase {
+                if s & (BIAS | PRES) == BIAS
+                    && let Some(t) = self.read_table(group())
+                {
+                    crate::coverage::hit!("ron_rw.read_table_after_phase");
+                    return Some(t);
+                }
+                return self.read_central(true, expired);
+            }
+            if !wait.step() {
+                return None;
+            }
+        }
     }
 
     /// Shared access without waiting: `None` while a writer holds the
@@ -593,7 +683,7 @@ impl RonRw {
             if reader_table::global().occupied(self.id.load(Ordering::Relaxed)) {
                 crate::coverage::hit!("ron_rw.try_claim_revoked_busy");
                 // Clears `PRES` (an upgrader's read still counts).
-                self.give_up_write(s);
+                self.give_up_write();
                 return false;
             }
         }
@@ -635,7 +725,7 @@ impl RonRw {
             return true;
         }
         crate::coverage::hit!("ron_rw.write_gave_up_draining");
-        self.give_up_write(s);
+        self.give_up_write();
         false
     }
 
@@ -678,7 +768,7 @@ impl RonRw {
             true
         } else {
             crate::coverage::hit!("ron_rw.write_gave_up_draining");
-            self.give_up_write(s);
+            self.give_up_write();
             false
         }
     }
@@ -698,14 +788,7 @@ impl RonRw {
     /// Shared access, giving up at `deadline` (then nothing is held).
     #[cfg(all(feature = "std", not(loom)))]
     pub fn try_read_until(&self, deadline: crate::timed::Deadline) -> Option<ReadToken> {
-        // Relaxed: as in `read`.
-        let s = self.state.load(Ordering::Relaxed);
-        if s & (BIAS | PRES) == BIAS
-            && let Some(t) = self.read_table(reader_group())
-        {
-            return Some(t);
-        }
-        self.read_central(true, || deadline.expired())
+        self.read_in_until(reader_group, || deadline.expired())
     }
 
     /// Upgradable access, giving up at `deadline`.
@@ -741,11 +824,16 @@ impl RonRw {
             // Acquire CAS read.
             let id = self.id.load(Ordering::Relaxed);
             let table = reader_table::global();
-            while table.occupied(id) {
-                crate::coverage::hit!("ron_rw.revoke_waits");
-                if !wait.step() {
-                    return false;
+            if table.occupied(id) {
+                self.strikes_cleared(s);
+                while table.occupied(id) {
+                    crate::coverage::hit!("ron_rw.revoke_waits");
+                    if !wait.step() {
+                        return false;
+                    }
                 }
+            } else {
+                self.struck(s);
             }
         }
         // Acquire: pairs with the readers' Release `rout` increments.
@@ -758,37 +846,69 @@ impl RonRw {
         true
     }
 
-    /// Ends a writer phase that never entered (a `try_write` that found
-    /// table readers, a timed writer whose deadline passed while draining):
-    /// `s` is the word its CAS replaced. If that CAS revoked the bias, the
-    /// bias comes back in the same RMW: table readers may still be in, and
-    /// the next writer must scan for them (it skips the scan when it finds
-    /// `BIAS` clear). While `PRES` is ours nobody else sets `BIAS`, so the
-    /// XOR clears `PRES` and sets `BIAS`.
+    /// A revocation (of the phase whose CAS replaced `s`) found no table
+    /// reader in: one more strike, and at [`STRIKES`] the bias lapses when
+    /// the phase ends (`REBIAS` and the strikes cleared).
     #[cold]
-    fn give_up_write(&self, s: u64) {
-        if s & BIAS != 0 {
-            crate::coverage::hit!("ron_rw.bias_restored");
-            // Release: as `unwrite` (nothing was written, but readers that
-            // waited for this phase acquire the word).
-            self.state.fetch_xor(PRES | BIAS, Ordering::Release);
+    fn struck(&self, s: u64) {
+        let strikes = (s & HOT_MASK) >> 8;
+        // Relaxed (both): the flag and `HOT` bits are ours while `PRES` is
+        // (nobody else changes them during a writer phase).
+        if strikes + 1 >= STRIKES {
+            crate::coverage::hit!("ron_rw.bias_lapses");
+            self.state
+                .fetch_and(!(REBIAS | HOT_MASK), Ordering::Relaxed);
         } else {
-            // SAFETY: `PRES` is ours (our CAS set it), so we hold the
-            // writer phase this ends.
-            unsafe { self.unwrite() };
+            crate::coverage::hit!("ron_rw.revoke_struck");
+            self.state.fetch_add(HOT_ONE, Ordering::Relaxed);
         }
     }
 
-    /// Releases exclusive access: ends the writer phase.
+    /// A revocation found table readers in: the strikes start again.
+    #[inline]
+    fn strikes_cleared(&self, s: u64) {
+        if s & HOT_MASK != 0 {
+            crate::coverage::hit!("ron_rw.strikes_cleared");
+            // Relaxed: as in `struck`.
+            self.state.fetch_and(!HOT_MASK, Ordering::Relaxed);
+        }
+    }
+
+    /// Ends a writer phase that never entered (a `try_write` that found
+    /// table readers, a timed writer whose deadline passed while draining),
+    /// as [`unwrite`](Self::unwrite) does. If its CAS revoked the bias, the
+    /// bias comes back in the same RMW, which is needed here, not only
+    /// cheaper: table readers may still be in, and the next writer must
+    /// scan for them (it skips the scan when it finds `BIAS` clear). (A
+    /// phase whose bias lapsed found the table empty, and none could enter
+    /// since.)
+    #[cold]
+    fn give_up_write(&self) {
+        // SAFETY: `PRES` is ours (our CAS set it): we hold the writer phase
+        // this ends.
+        unsafe { self.unwrite() };
+    }
+
+    /// Releases exclusive access: ends the writer phase, and gives back
+    /// the bias if the phase revoked it and it did not lapse
+    /// ([`STRIKES`]).
     ///
     /// # Safety
     /// The caller holds exclusive access (a `write`, a successful
     /// `try_write`/`try_write_until`, or an upgrade).
     #[inline]
     pub unsafe fn unwrite(&self) {
+        // Relaxed: only the holder of `PRES` changes the flag and `HOT`
+        // bits, so this reads them as our own RMWs left them (others only
+        // move `rin`).
+        let s = self.state.load(Ordering::Relaxed);
+        if s & REBIAS != 0 {
+            crate::coverage::hit!("ron_rw.bias_restored");
+        }
         // Release: our writes happen before the next reader's or writer's
-        // Acquire of the word.
-        self.state.fetch_and(!PRES, Ordering::Release);
+        // Acquire of the word. While `PRES` is ours nobody else changes
+        // the flag bits, so the XOR clears and sets exactly.
+        self.state.fetch_xor(end_of_phase(s), Ordering::Release);
     }
 
     /// Turns exclusive access into shared access (central), letting the
@@ -797,10 +917,17 @@ impl RonRw {
     /// # Safety
     /// The caller holds exclusive access, as for [`unwrite`](Self::unwrite).
     pub unsafe fn downgrade(&self) -> ReadToken {
+        // Relaxed: the flag bits are ours, as in `unwrite`.
+        let s = self.state.load(Ordering::Relaxed);
+        // `PRES` (and `REBIAS` if set) are set and `BIAS` clear: the sum
+        // counts us in, ends the phase and gives a revoked bias back.
+        let mut delta = RIN.wrapping_sub(PRES);
+        if s & REBIAS != 0 {
+            delta = delta.wrapping_sub(REBIAS).wrapping_add(BIAS);
+        }
         // AcqRel: Release for our writes to the readers let in; Acquire is
-        // already ours. `PRES` is set, so subtracting it clears the bit.
-        self.state
-            .fetch_add(RIN.wrapping_sub(PRES), Ordering::AcqRel);
+        // already ours.
+        self.state.fetch_add(delta, Ordering::AcqRel);
         crate::coverage::hit!("ron_rw.downgrade");
         ReadToken::CENTRAL
     }
