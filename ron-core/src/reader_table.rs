@@ -4,12 +4,13 @@
 //! counter's cache line travel to every reading core: reads do not scale.
 //! In the spirit of BRAVO (Dice and Kogan, USENIX ATC'19), a [`RonRw`](crate::RonRw)
 //! whose read traffic is heavy lets its readers announce themselves here
-//! instead: one cache-line-sized slot per (lock, reader group), so readers
-//! in different groups write different lines, and a lock pays for the
+//! instead: cache-line-sized slots per lock, one per CPU of the route up to
+//! [`LOCK_SLOTS`] (neighbours on the route share one beyond that), so
+//! readers on different CPUs write different lines, and a lock pays for the
 //! table only while it is biased towards readers (the lock itself adds 4
 //! bytes, its table id).
 //!
-//! * [`TABLE_SLOTS`] slots of 128 bytes (128 KiB of zeroed static memory,
+//! * [`TABLE_SLOTS`] slots of 128 bytes (512 KiB of zeroed static memory;
 //!   pages the process never touches cost nothing).
 //! * A slot is one `u64`: the lock id that last claimed it in the high
 //!   half, a reader count in the low half; `0` is a slot never used. A
@@ -22,18 +23,20 @@
 //!   counter instead. A reader whose `fetch_add` raced with a claim (the
 //!   result carries another id) takes its count back at once; the other
 //!   lock's writer may see that count for that moment and wait for it.
-//! * A lock's id also fixes its number of slots, [`slots_of`]`(id)`: one
-//!   per reader group in use when the lock was first biased (installed
-//!   groups, else the installed route's CPUs, else [`LOCK_SLOTS`]),
-//!   rounded up to a power of two, at most [`LOCK_SLOTS`]. The slots of
-//!   lock `id` are that many consecutive ones from a hash of `id`; a
-//!   reader of group `g` uses number `g % slots_of(id)` (any `g`, so a
-//!   wrong hint is safe), and a writer that revokes the bias checks all of
-//!   them: on a 2-CPU machine a revocation loads 2 lines, not 32.
+//! * A lock's id also fixes its number of slots, [`slots_of`]`(id)`: the
+//!   installed route's CPUs when the lock was first biased, rounded up to
+//!   a power of two, at most [`LOCK_SLOTS`] (32 with no route installed).
+//!   The slots of lock `id` are that many consecutive ones from a hash of
+//!   `id`; a reader on CPU `c` uses number
+//!   [`route::slot_of`](crate::route::slot_of)`(c, slots_of(id))` (its
+//!   share of the route, so CPUs that share a slot are route neighbours;
+//!   any `c` is safe), and a writer that revokes the bias checks all of
+//!   them: on a 2-CPU machine a revocation loads 2 lines, on 64 CPUs or
+//!   more 64.
 //! * Ids are handed out once per lock (the first time it is biased) and
 //!   never reused: a slot left counted by a forgotten read guard keeps
 //!   only its own lock read-locked, as a forgotten guard must. After
-//!   2^29 - 1 ids the table is closed and new locks stay unbiased.
+//!   2^28 - 1 ids the table is closed and new locks stay unbiased.
 
 use crossbeam_utils::CachePadded;
 
@@ -41,18 +44,22 @@ use crate::sync::{AtomicU64, Ordering};
 
 /// Slots in the process-wide table.
 #[cfg(not(loom))]
-pub const TABLE_SLOTS: usize = 1024;
+pub const TABLE_SLOTS: usize = 4096;
 /// Slots in the process-wide table (small under loom).
 #[cfg(loom)]
 pub const TABLE_SLOTS: usize = 4;
 
-/// Slots one lock's readers spread over (reader groups per lock): a writer
-/// revoking the bias loads this many lines.
+/// Slots of a lock biased while no route is installed (readers then use
+/// the slot of their CPU id modulo this).
+const DEFAULT_SLOTS: usize = if LOCK_SLOTS < 32 { LOCK_SLOTS } else { 32 };
+
+/// Most slots one lock's readers spread over: a writer revoking the bias
+/// loads this many lines.
 #[cfg(not(loom))]
-pub const LOCK_SLOTS: usize = 32;
+pub const LOCK_SLOTS: usize = 64;
 /// Slots one lock's readers spread over (small under loom).
 #[cfg(loom)]
-pub const LOCK_SLOTS: usize = 2;
+pub const LOCK_SLOTS: usize = 64;
 
 const COUNT_MASK: u64 = u32::MAX as u64;
 
@@ -71,12 +78,13 @@ impl ReaderTable {
         }
     }
 
-    /// The slot of lock `id` for reader group `group` (any value).
+    /// The table index of slot number `n` of lock `id` (any `n`: taken
+    /// modulo the lock's slots).
     #[inline]
-    pub(crate) fn index(id: u32, group: usize) -> usize {
+    pub(crate) fn index(id: u32, n: usize) -> usize {
         // Fibonacci hashing spreads consecutive ids over the table.
         let base = (id as usize).wrapping_mul(0x9E37_79B9) % TABLE_SLOTS;
-        (base + (group & (slots_of(id) - 1))) % TABLE_SLOTS
+        (base + (n & (slots_of(id) - 1))) % TABLE_SLOTS
     }
 
     /// Counts a reader of lock `id` in slot `i`; `false` (and nothing
@@ -130,16 +138,44 @@ impl ReaderTable {
         debug_assert!(old & COUNT_MASK > 0, "a table slot left below zero");
     }
 
-    /// Whether any reader of lock `id` is counted in its slots (Acquire:
-    /// a `false` happens after every counted reader's `leave`).
+    /// Whether slot number `g` of lock `id` counts readers of it
+    /// (Acquire: a `false` happens after the `leave` of every reader
+    /// counted there before, through the slot's chain of RMWs).
+    #[inline]
+    fn busy(&self, id: u32, g: usize) -> bool {
+        // Acquire: pairs with `leave`'s Release.
+        let v = self.slots[Self::index(id, g)].load(Ordering::Acquire);
+        v & !COUNT_MASK == (id as u64) << 32 && v & COUNT_MASK != 0
+    }
+
+    /// Whether any reader of lock `id` is counted in its slots (a
+    /// `false` happens after every counted reader's `leave`).
     #[inline]
     pub(crate) fn occupied(&self, id: u32) -> bool {
-        let tag = (id as u64) << 32;
-        (0..slots_of(id)).any(|g| {
-            // Acquire: pairs with `leave`'s Release.
-            let v = self.slots[Self::index(id, g)].load(Ordering::Acquire);
-            v & !COUNT_MASK == tag && v & COUNT_MASK != 0
-        })
+        (0..slots_of(id)).any(|g| self.busy(id, g))
+    }
+
+    /// Waits until the readers of lock `id` counted before the caller's
+    /// `SeqCst` fence have left: one pass over the lock's slots, waiting at
+    /// each busy slot until it reads empty once. That is enough: such a
+    /// reader's count is in every value the caller reads after its fence,
+    /// and only leaves; a reader counted after the fence backs off (it
+    /// sees the writer's flag) and only adds a count it takes back, so an
+    /// empty read means the former have all left. `step` runs between
+    /// looks, and `false` from it gives up (`None`); else whether any slot
+    /// was busy.
+    pub(crate) fn wait_empty(&self, id: u32, mut step: impl FnMut() -> bool) -> Option<bool> {
+        let mut found = false;
+        for g in 0..slots_of(id) {
+            while self.busy(id, g) {
+                found = true;
+                crate::coverage::hit!("reader_table.wait_slot");
+                if !step() {
+                    return None;
+                }
+            }
+        }
+        Some(found)
     }
 }
 
@@ -148,7 +184,7 @@ impl ReaderTable {
 const COUNT_LIMIT: u64 = COUNT_MASK / 2;
 
 /// Bits of an id that give its number of slots (log2).
-const SLOTS_BITS: u32 = 3;
+const SLOTS_BITS: u32 = 4;
 
 /// The number of table slots lock `id` uses (a power of two, at most
 /// [`LOCK_SLOTS`]).
@@ -157,19 +193,13 @@ pub fn slots_of(id: u32) -> usize {
     (1usize << (id & ((1 << SLOTS_BITS) - 1))).min(LOCK_SLOTS)
 }
 
-/// Slots for a lock biased now: one per reader group in use (installed
-/// groups, else the installed route's CPUs, else [`LOCK_SLOTS`]).
+/// Slots for a lock biased now: one per CPU of the installed route (a
+/// power of two, at most [`LOCK_SLOTS`]), else [`DEFAULT_SLOTS`].
 fn slots_now() -> usize {
-    let groups = crate::groups::count();
-    let want = if groups > 1 {
-        groups
-    } else {
-        match crate::route::len() {
-            0 => LOCK_SLOTS,
-            n => n,
-        }
-    };
-    want.next_power_of_two().min(LOCK_SLOTS)
+    match crate::route::len() {
+        0 => DEFAULT_SLOTS,
+        n => n.next_power_of_two().min(LOCK_SLOTS),
+    }
 }
 
 #[cfg(not(loom))]

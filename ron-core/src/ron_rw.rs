@@ -1,5 +1,5 @@
-//! [`RonRw`]: a reader-writer lock whose readers scale across CPU groups
-//! and whose writers hand over along the route.
+//! [`RonRw`]: a reader-writer lock whose readers scale across CPUs and
+//! whose writers hand over along the route.
 //!
 //! # Design
 //! Three parts, 24 bytes per lock:
@@ -21,10 +21,11 @@
 //!   process-wide, plus a 4-byte table id per lock): once a lock's reads
 //!   are contended (`HOT_MAX` reads that found another reader inside,
 //!   with no write in between) it sets `BIAS`, and readers then count
-//!   themselves in their group's slot of the table instead of `rin`:
-//!   readers of different groups write different cache lines. A lock has
-//!   one slot per reader group in use when it was first biased (at most
-//!   32; see [`crate::reader_table`]). A writer clears `BIAS` in the same
+//!   themselves in their CPU's slot of the table instead of `rin`:
+//!   readers on different CPUs write different cache lines. A lock has
+//!   one slot per CPU of the route when it was first biased, at most 64
+//!   (route neighbours share a slot beyond that; see
+//!   [`crate::reader_table`]). A writer clears `BIAS` in the same
 //!   CAS that sets `PRES` and waits for the lock's table slots to empty
 //!   (BRAVO's revocation), and gives the bias back in the RMW that ends
 //!   its phase (`REBIAS` remembers it): a read-mostly lock stays biased
@@ -92,8 +93,8 @@
 //! ## Hints, migration, panics
 //! The CPU hint only picks a table slot; the guard keeps the slot, so a
 //! reader that migrates leaves the slot it entered. A wrong or out-of-range
-//! hint picks some slot of the lock (modulo), which the writer scans
-//! anyway. Threads may outnumber CPUs: waiting is the default relax policy
+//! hint picks some slot of the lock (`route::slot_of`: modulo for a CPU
+//! off the route), which the writer scans anyway. Threads may outnumber CPUs: waiting is the default relax policy
 //! ([`DefaultRelax`]). The hint provider runs before a reader publishes
 //! anything; `RonRaw` unwinds cleanly when it panics in the writers'
 //! queue, and nothing else calls user code.
@@ -103,7 +104,7 @@
 //! `RawRwLockDowngrade`, `RawRwLockFair`, `RawRwLockTimed` and
 //! `RawRwLockUpgrade` (+ `Fair`). 0.4's `unlock_shared` takes no guard, so
 //! a 0.4 reader always counts in centrally (the table is never used nor
-//! enabled through 0.4: reads do not spread over groups there), and the
+//! enabled through 0.4: reads do not spread over CPUs there), and the
 //! upgradable reader's queue token is dropped (`PlaceToken::NONE`, the
 //! `RonRaw` contract).
 
@@ -183,8 +184,8 @@ impl ReadToken {
     }
 }
 
-/// A reader-writer lock for read-mostly data: readers on different CPU
-/// groups write different cache lines once reads are contended, writers
+/// A reader-writer lock for read-mostly data: readers on different CPUs
+/// write different cache lines once reads are contended, writers
 /// take turns along the route (see the [module docs](self) for the
 /// design, state table and guarantees). 24 bytes.
 pub struct RonRw {
@@ -274,17 +275,17 @@ impl RonRw {
     // ----- readers -------------------------------------------------------
 
     /// Acquires shared access, counted in the table slot of the caller's
-    /// group when the lock is biased, else centrally.
+    /// CPU when the lock is biased, else centrally.
     #[inline]
     pub fn read(&self) -> ReadToken {
-        self.read_in_until(reader_group, never)
+        self.read_in_until(crate::hint::current_cpu, never)
             .expect("an untimed read never gives up")
     }
 
-    /// [`read`](Self::read) counted in reader group `group`'s slot (any
-    /// value; models and tests play migrating or misplaced readers).
-    pub fn read_in(&self, group: usize) -> ReadToken {
-        self.read_in_until(|| group, never)
+    /// [`read`](Self::read) as a reader on CPU `cpu` (any value: models
+    /// and tests play migrating or misplaced readers).
+    pub fn read_in(&self, cpu: usize) -> ReadToken {
+        self.read_in_until(|| cpu, never)
             .expect("an untimed read never gives up")
     }
 
@@ -296,18 +297,18 @@ impl RonRw {
     #[inline]
     fn read_in_until(
         &self,
-        group: impl Fn() -> usize,
+        cpu: impl Fn() -> usize,
         expired: impl Fn() -> bool,
     ) -> Option<ReadToken> {
         // Relaxed: steers only; the table path validates after its fence.
         let s = self.state.load(Ordering::Relaxed);
         if s & (BIAS | PRES) == BIAS
-            && let Some(t) = self.read_table(group())
+            && let Some(t) = self.read_table(cpu())
         {
             return Some(t);
         }
         if s & (PRES | REBIAS) == PRES | REBIAS {
-            return self.read_after_phase(s & PHASE, group, expired);
+            return self.read_after_phase(s & PHASE, cpu, expired);
         }
         self.read_central(true, expired)
     }
@@ -322,7 +323,7 @@ impl RonRw {
     fn read_after_phase(
         &self,
         phase: u64,
-        group: impl Fn() -> usize,
+        cpu: impl Fn() -> usize,
         expired: impl Fn() -> bool,
     ) -> Option<ReadToken> {
         crate::coverage::hit!("ron_rw.read_waits_rebias");
@@ -333,7 +334,7 @@ impl RonRw {
             let s = self.state.load(Ordering::Relaxed);
             if s & PHASE != phase {
                 if s & (BIAS | PRES) == BIAS
-                    && let Some(t) = self.read_table(group())
+                    && let Some(t) = self.read_table(cpu())
                 {
                     crate::coverage::hit!("ron_rw.read_table_after_phase");
                     return Some(t);
@@ -353,7 +354,7 @@ impl RonRw {
         // Relaxed: a first guess for the CAS.
         let s = self.state.load(Ordering::Relaxed);
         if s & (BIAS | PRES) == BIAS
-            && let Some(t) = self.read_table(reader_group())
+            && let Some(t) = self.read_table(crate::hint::current_cpu())
         {
             return Some(t);
         }
@@ -382,9 +383,11 @@ impl RonRw {
         }
     }
 
-    /// The table path: count in group `group`'s slot, fence, validate.
+    /// The table path: count in the slot of CPU `cpu` (its share of the
+    /// route: route neighbours share a slot when the lock has fewer slots
+    /// than the route has CPUs), fence, validate.
     #[inline]
-    fn read_table(&self, group: usize) -> Option<ReadToken> {
+    fn read_table(&self, cpu: usize) -> Option<ReadToken> {
         // Relaxed: the id is written once, before the Release CAS that set
         // BIAS; any nonzero value read is that one, and 0 means "not yet".
         let id = self.id.load(Ordering::Relaxed);
@@ -392,7 +395,7 @@ impl RonRw {
             return None;
         }
         let table = reader_table::global();
-        let i = ReaderTable::index(id, group);
+        let i = ReaderTable::index(id, crate::route::slot_of(cpu, reader_table::slots_of(id)));
         if !table.enter(i, id) {
             crate::coverage::hit!("ron_rw.table_collision");
             return None;
@@ -454,8 +457,8 @@ impl RonRw {
     }
 
     /// Biases the lock now, as [`HOT_MAX`] contended reads would: from then
-    /// on readers count themselves in their group's slot of the
-    /// visible-readers table, until a writer revokes the bias. For a lock
+    /// on readers count themselves in their CPU's slot of the
+    /// visible-readers table (a writer revokes the bias for its phase). For a lock
     /// known to be read-mostly (and for tests). `false` if a writer phase
     /// is on or the table has no id left.
     pub fn bias_now(&self) -> bool {
@@ -788,7 +791,7 @@ impl RonRw {
     /// Shared access, giving up at `deadline` (then nothing is held).
     #[cfg(all(feature = "std", not(loom)))]
     pub fn try_read_until(&self, deadline: crate::timed::Deadline) -> Option<ReadToken> {
-        self.read_in_until(reader_group, || deadline.expired())
+        self.read_in_until(crate::hint::current_cpu, || deadline.expired())
     }
 
     /// Upgradable access, giving up at `deadline`.
@@ -824,16 +827,13 @@ impl RonRw {
             // Acquire CAS read.
             let id = self.id.load(Ordering::Relaxed);
             let table = reader_table::global();
-            if table.occupied(id) {
-                self.strikes_cleared(s);
-                while table.occupied(id) {
+            match table.wait_empty(id, || wait.step()) {
+                None => return false,
+                Some(true) => {
                     crate::coverage::hit!("ron_rw.revoke_waits");
-                    if !wait.step() {
-                        return false;
-                    }
+                    self.strikes_cleared(s);
                 }
-            } else {
-                self.struck(s);
+                Some(false) => self.struck(s),
             }
         }
         // Acquire: pairs with the readers' Release `rout` increments.
@@ -1040,18 +1040,6 @@ impl RonRw {
         // SAFETY: the caller holds the queue with `token`.
         unsafe { self.writers.release(token) };
         true
-    }
-}
-
-/// The caller's reader group: its installed group when a group table is
-/// installed, else its CPU (a hint; any value is safe).
-#[inline]
-fn reader_group() -> usize {
-    let cpu = crate::hint::current_cpu();
-    if crate::groups::count() > 1 {
-        crate::groups::group_of(cpu)
-    } else {
-        cpu
     }
 }
 
