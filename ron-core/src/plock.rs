@@ -176,14 +176,14 @@ fn wait_registered<const S: usize, const BITMAP: bool, R: Relax>(
     });
     on_wait();
     loop {
-        if slots.try_take_grant::<BITMAP>(s) {
+        if slots.try_take_grant(s) {
             mark::<BITMAP>(Path::GrantTaken);
             registered.disarm();
             return (PlaceToken::at(s), true);
         }
         if in_use.take_if_free() {
             mark::<BITMAP>(Path::FreeTaken);
-            slots.unregister::<BITMAP>(s);
+            slots.uncount(s);
             registered.disarm();
             return (PlaceToken::at(s), false);
         }
@@ -200,7 +200,7 @@ fn grant_next<const S: usize, const BITMAP: bool>(
     from: usize,
 ) -> Option<usize> {
     let granted = if BITMAP {
-        slots.grant_next_bitmap_within::<false>(from, n, 0)
+        slots.grant_next_bitmap_within(from, n, None, || mark::<BITMAP>(Path::StaleBitCleared))
     } else {
         slots.grant_next_linear_within(from, n)
     };
@@ -552,11 +552,14 @@ enum Path {
     /// A release that frees the lock read every slot's bank: more slots
     /// banked than were marked (pooled).
     BankScanned,
+    /// An unlock found a bitmap bit set on an empty slot (left by a waiter
+    /// that took the lock) and cleared it (bitmap variant).
+    StaleBitCleared,
 }
 
 impl Path {
     /// Counter names per variant (`[linear, bitmap]`), in declaration order.
-    const NAMES: [[&'static str; 15]; 2] = [
+    const NAMES: [[&'static str; 16]; 2] = [
         [
             "ron_plock.registered",
             "ron_plock.slot_shared",
@@ -573,6 +576,7 @@ impl Path {
             "ron_plock.bank_paid",
             "ron_plock.bank_collected",
             "ron_plock.bank_scanned",
+            "ron_plock.stale_bit_cleared",
         ],
         [
             "nxt_ron.registered",
@@ -590,6 +594,7 @@ impl Path {
             "nxt_ron.bank_paid",
             "nxt_ron.bank_collected",
             "nxt_ron.bank_scanned",
+            "nxt_ron.stale_bit_cleared",
         ],
     ];
 }

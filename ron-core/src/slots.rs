@@ -298,8 +298,15 @@ impl<const S: usize> SlotTable<S> {
 
     /// Takes the grant of slot `s` and drops the caller's count in one step:
     /// `(c, GRANT) -> (c - 1, 0)`. Returns whether the caller got it.
+    ///
+    /// The slot's bitmap bit (bitmap variants) stays set even when the
+    /// count drops to zero: a stale-set bit, which the bitmap invariant
+    /// allows, cleared by the next scan that finds the slot empty
+    /// ([`grant_next_bitmap_within`](Self::grant_next_bitmap_within)) or
+    /// kept for the caller's next registration, which then writes nothing
+    /// of the bitmap. The new owner thus writes only its slot's line.
     #[inline]
-    pub(crate) fn try_take_grant<const BITMAP: bool>(&self, s: usize) -> bool {
+    pub(crate) fn try_take_grant(&self, s: usize) -> bool {
         let w = self.word(s);
         let cur = w.load(Ordering::Relaxed); // a guess for the CAS, which checks it
         if cur & GRANT == 0 || count(cur) == 0 {
@@ -308,15 +315,20 @@ impl<const S: usize> SlotTable<S> {
         // Acquire on success: the grant was stored with Release by the
         // previous holder, so its critical section happens-before ours.
         // SeqCst (stronger) also serves the bitmap invariant.
-        match w.compare_exchange(cur, cur - ONE - GRANT, Ordering::SeqCst, Ordering::Relaxed) {
-            Ok(_) => {
-                if BITMAP && count(cur) == 1 {
-                    self.clear_bit_if_empty(s);
-                }
-                true
-            }
-            Err(_) => false,
-        }
+        w.compare_exchange(cur, cur - ONE - GRANT, Ordering::SeqCst, Ordering::Relaxed)
+            .is_ok()
+    }
+
+    /// The caller, registered in slot `s`, took the lock by other means
+    /// than the slot's grant: drops its count, leaving the slot's bitmap
+    /// bit set like [`try_take_grant`](Self::try_take_grant) (the plock
+    /// protocol; `RonRaw` uses [`unregister`](Self::unregister) and
+    /// [`unregister_keep_bit`](Self::unregister_keep_bit)).
+    #[inline]
+    pub(crate) fn uncount(&self, s: usize) {
+        // SeqCst: bitmap invariant (module docs).
+        // mutants: bitmap invariant (fairness only; module docs).
+        self.word(s).fetch_sub(ONE, Ordering::SeqCst);
     }
 
     /// A registered waiter of slot `s` leaves it without having acquired
@@ -535,17 +547,21 @@ impl<const S: usize> SlotTable<S> {
     /// trailing_zeros per word, so the successor is found in O(n / 64)
     /// word reads.
     ///
-    /// `LAZY` (`RonRaw`, whose waiters leave their bit set when they take
-    /// the lock, see [`unregister_keep_bit`](Self::unregister_keep_bit)):
-    /// the grant's CAS first guesses a slot with one waiter and no grant
-    /// (one read-modify-write instead of a load and a CAS when it is
-    /// right), a marked slot found empty has its bit cleared here, and
-    /// `note` is written to the slot's note before its doorbell rings.
-    pub(crate) fn grant_next_bitmap_within<const LAZY: bool>(
+    /// Bits are cleared lazily (the waiters of `RonRaw` and of the plock
+    /// protocol leave theirs set when they take the lock, see
+    /// [`unregister_keep_bit`](Self::unregister_keep_bit) and
+    /// [`try_take_grant`](Self::try_take_grant)): the grant's CAS first
+    /// guesses a slot with one waiter and no grant (one read-modify-write,
+    /// which fetches the line for writing, instead of a load and a CAS
+    /// when it is right), and a marked slot found empty has its bit
+    /// cleared here (`stale` is called for each). With `note`, it is
+    /// written to the slot's note before the grant (`RonRaw`'s doorbell).
+    pub(crate) fn grant_next_bitmap_within(
         &self,
         from: usize,
         n: usize,
-        note: u32,
+        note: Option<u32>,
+        mut stale: impl FnMut(),
     ) -> Option<usize> {
         let n = n.clamp(1, S);
         let words = n.div_ceil(64);
@@ -569,18 +585,16 @@ impl<const S: usize> SlotTable<S> {
                 if t >= n {
                     continue;
                 }
-                if LAZY {
+                if let Some(note) = note {
                     // Relaxed: the note only lets the woken waiter guess
                     // the lock word; its CAS checks the guess.
                     self.slots[t].note.store(note, Ordering::Relaxed);
                 }
-                if self.grant_from(t, if LAZY { Some(ONE) } else { None }) {
+                if self.grant_from(t, Some(ONE)) {
                     return Some(t);
                 }
-                if LAZY {
-                    crate::coverage::hit!("slots.stale_bit_cleared");
-                    self.clear_bit_if_empty(t);
-                }
+                stale();
+                self.clear_bit_if_empty(t);
             }
         }
         None
