@@ -175,8 +175,10 @@ fn wait_registered<const S: usize, const BITMAP: bool, R: Relax>(
         }
     });
     on_wait();
+    // Whether we were the slot's only waiter at our last look.
+    let mut alone = before == 0;
     loop {
-        if slots.try_take_grant(s) {
+        if slots.try_take_grant(s, &mut alone) {
             mark::<BITMAP>(Path::GrantTaken);
             registered.disarm();
             return (PlaceToken::at(s), true);

@@ -296,8 +296,18 @@ impl<const S: usize> SlotTable<S> {
         }
     }
 
-    /// Takes the grant of slot `s` and drops the caller's count in one step:
-    /// `(c, GRANT) -> (c - 1, 0)`. Returns whether the caller got it.
+    /// One look of a waiter of slot `s` for the slot's grant: takes it and
+    /// drops the caller's count in one step, `(c, GRANT) -> (c - 1, 0)`.
+    /// Returns whether the caller got it.
+    ///
+    /// `alone` says whether the caller's last view of the word had it as
+    /// the slot's only waiter (updated here). Then the look is the take's
+    /// CAS itself, from `(1, GRANT)`: the waiter keeps its slot's line
+    /// (which only it and a granting releaser write) in its cache while it
+    /// waits, and the grant costs the line two transfers (the releaser's
+    /// CAS, the waiter's) instead of three (the releaser's, the waiter's
+    /// load, and its CAS's upgrade). With slot-mates the look is a load,
+    /// and the CAS follows only when it shows a grant.
     ///
     /// The slot's bitmap bit (bitmap variants) stays set even when the
     /// count drops to zero: a stale-set bit, which the bitmap invariant
@@ -306,15 +316,27 @@ impl<const S: usize> SlotTable<S> {
     /// kept for the caller's next registration, which then writes nothing
     /// of the bitmap. The new owner thus writes only its slot's line.
     #[inline]
-    pub(crate) fn try_take_grant(&self, s: usize) -> bool {
+    pub(crate) fn try_take_grant(&self, s: usize, alone: &mut bool) -> bool {
         let w = self.word(s);
-        let cur = w.load(Ordering::Relaxed); // a guess for the CAS, which checks it
+        // Acquire on success (both CASes): the grant was stored with
+        // Release by the previous holder, so its critical section
+        // happens-before ours. SeqCst (stronger) also serves the bitmap
+        // invariant.
+        let cur = if *alone {
+            match w.compare_exchange(ONE | GRANT, 0, Ordering::SeqCst, Ordering::Relaxed) {
+                Ok(_) => {
+                    crate::coverage::hit!("slots.grant_taken_alone");
+                    return true;
+                }
+                Err(now) => now,
+            }
+        } else {
+            w.load(Ordering::Relaxed) // a guess for the CAS, which checks it
+        };
+        *alone = count(cur) == 1;
         if cur & GRANT == 0 || count(cur) == 0 {
             return false;
         }
-        // Acquire on success: the grant was stored with Release by the
-        // previous holder, so its critical section happens-before ours.
-        // SeqCst (stronger) also serves the bitmap invariant.
         w.compare_exchange(cur, cur - ONE - GRANT, Ordering::SeqCst, Ordering::Relaxed)
             .is_ok()
     }
