@@ -13,13 +13,25 @@
 //! | true | (c, 0) | held; `c` threads wait in `s` |
 //! | true | (c > 0, 1) | the holder handed the lock to `s`; exactly one of its `c` waiters will take the grant and own the lock |
 //!
+//! `NxtRon`'s bitmap bit of slot `s` is set whenever `c > 0` (at
+//! quiescence) and may stay set at `c = 0` (stale: a waiter that took the
+//! lock leaves it; the next unlock that scans it clears it).
+//!
 //! * lock: fast path: load `in_use`, and only if it is false CAS it
 //!   false -> true (an arrival that finds it held writes nothing). Slow path: count `+1` in
-//!   the caller's slot; loop { CAS the slot word (c, 1) -> (c - 1, 0) =>
-//!   owner; else if `in_use` is false, CAS it => owner (then count `-1`) }.
+//!   the caller's slot; loop { take the slot's grant: CAS the slot word
+//!   (c, 1) -> (c - 1, 0) => owner; else if `in_use` is false, CAS it =>
+//!   owner (then count `-1`) }. A waiter whose last look found it alone in
+//!   its slot looks with that CAS itself, from (1, 1); with slot-mates a
+//!   look is a load and the CAS follows a grant it shows.
 //! * unlock: from the acquirer's slot + 1 around the ring (own slot last),
 //!   set GRANT on the first slot whose count is non-zero (one CAS that checks
-//!   the count); `in_use` stays true. If none, store `in_use = false`.
+//!   the count; `NxtRon`'s first guesses (1, 0), so that it needs no load
+//!   before); `in_use` stays true. If none, store `in_use = false`.
+//! * `NxtRon`'s bitmap: a registration whose count went 0 -> 1 sets the
+//!   slot's bit unless it reads it set; a waiter that takes the lock
+//!   leaves its bit set, and the unlock's scan clears the bit of a marked
+//!   slot it finds empty ([`slots`](crate::slots), "Bitmap invariant").
 //!
 //! * a waiter whose relax policy panics leaves by one CAS on its slot word:
 //!   `(c, g) -> (c - 1, g)`, except `(1, 1) -> (0, 0)`, where the last
@@ -35,6 +47,17 @@
 //! "nobody" owns the lock.
 //! Waiters keep polling `in_use`, so a waiter that registered after the
 //! holder's scan still sees the lock freed: no lost wakeup.
+//!
+//! ## What a handover costs
+//! One thread per slot (one slot per CPU), the grantee's slot line moves
+//! twice: the releaser's grant CAS fetches it from the waiter, whose next
+//! look (the take's CAS) fetches it back; the bank beside the word is then
+//! written in place. Nothing else of the lock is written: the bitmap line
+//! only when a release finds a marked slot empty, or a registrant finds
+//! its bit clear, so a releaser's bitmap reads usually hit. That is one
+//! transfer fewer than `RonTicket`'s three (scan read, grant, the head's
+//! read), but the grantee's take is a read-modify-write, and slot-mates
+//! (more threads than slots) look with loads, so theirs costs three.
 //!
 //! ## Where the slots live
 //! The pooled lock ([`NxtRon`](crate::NxtRon), [`RonPlock`](crate::RonPlock);
@@ -178,8 +201,13 @@ fn wait_registered<const S: usize, const BITMAP: bool, R: Relax>(
     // Whether we were the slot's only waiter at our last look.
     let mut alone = before == 0;
     loop {
-        if slots.try_take_grant(s, &mut alone) {
+        if let Some(by_look) = slots.try_take_grant(s, &mut alone) {
             mark::<BITMAP>(Path::GrantTaken);
+            mark::<BITMAP>(if by_look {
+                Path::GrantTakenByLook
+            } else {
+                Path::GrantTakenAfterLoad
+            });
             registered.disarm();
             return (PlaceToken::at(s), true);
         }
@@ -554,6 +582,12 @@ enum Path {
     /// A release that frees the lock read every slot's bank: more slots
     /// banked than were marked (pooled).
     BankScanned,
+    /// A waiter took its slot's grant with its look's own CAS (it was
+    /// alone in its slot at its last look).
+    GrantTakenByLook,
+    /// A waiter took its slot's grant with a CAS after a load showed it
+    /// (it had slot-mates at its last look).
+    GrantTakenAfterLoad,
     /// An unlock found a bitmap bit set on an empty slot (left by a waiter
     /// that took the lock) and cleared it (bitmap variant).
     StaleBitCleared,
@@ -561,7 +595,7 @@ enum Path {
 
 impl Path {
     /// Counter names per variant (`[linear, bitmap]`), in declaration order.
-    const NAMES: [[&'static str; 16]; 2] = [
+    const NAMES: [[&'static str; 18]; 2] = [
         [
             "ron_plock.registered",
             "ron_plock.slot_shared",
@@ -578,6 +612,8 @@ impl Path {
             "ron_plock.bank_paid",
             "ron_plock.bank_collected",
             "ron_plock.bank_scanned",
+            "ron_plock.grant_taken_by_look",
+            "ron_plock.grant_taken_after_load",
             "ron_plock.stale_bit_cleared",
         ],
         [
@@ -596,6 +632,8 @@ impl Path {
             "nxt_ron.bank_paid",
             "nxt_ron.bank_collected",
             "nxt_ron.bank_scanned",
+            "nxt_ron.grant_taken_by_look",
+            "nxt_ron.grant_taken_after_load",
             "nxt_ron.stale_bit_cleared",
         ],
     ];

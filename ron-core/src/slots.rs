@@ -65,15 +65,30 @@
 //! ## Bitmap invariant
 //! If a slot's count is non-zero at quiescence, its bit is set. Bits may be
 //! stale-set (count 0); the scan skips such slots. `register` increments the
-//! count then sets the bit; a thread that drops a count to 0 clears the bit
-//! and then re-checks the count, setting the bit again if a registration
-//! slipped in between. With these four steps `SeqCst`, no interleaving ends
+//! count, then loads the bit and sets it only if it reads clear; a thread
+//! that clears a bit (`clear_bit_if_empty`) does so only after reading the
+//! count 0, and then re-checks the count, setting the bit again if a
+//! registration slipped in between. The two pairs (count write, bit load)
+//! and (bit clear, count load) are the store-buffering pattern: with these
+//! steps `SeqCst`, a registrant that reads its bit set is ordered before
+//! the clear, whose re-check then sees its count; so no interleaving ends
 //! with a non-zero count and a clear bit. A bit that is wrongly clear could
 //! only cost fairness, never safety: waiters also poll the lock word.
 //!
+//! Bits are cleared lazily. A waiter that takes the lock leaves its bit
+//! set even when its slot empties (`RonRaw`'s
+//! [`unregister_keep_bit`](SlotTable::unregister_keep_bit), the plock
+//! protocol's [`try_take_grant`](SlotTable::try_take_grant) and
+//! [`uncount`](SlotTable::uncount)): a thread that comes back to its slot
+//! finds its bit set and writes nothing of the bitmap, so the bitmap line
+//! stays shared by the releasers that read it. A release's scan that finds
+//! a marked slot empty clears its bit (and re-checks, above); only a
+//! waiter leaving on unwinding clears its own.
+//!
 //! ## Orderings no test can kill
-//! The `SeqCst` of the bitmap invariant (registration, the bit's set and
-//! clear, their re-checking loads, and the unlock's bitmap loads) survive
+//! The `SeqCst` of the bitmap invariant (registration, the bit's load,
+//! set and clear, the re-checking count load, and the unlock's bitmap
+//! loads) survive
 //! ordering mutation (`.ci/mutants`): weakened to `Relaxed`, mutual
 //! exclusion and progress still hold, since every data handover goes
 //! through the grant CAS (Release/Acquire) or the lock word and a waiter
@@ -206,7 +221,8 @@ impl<const S: usize> SlotTable<S> {
     #[inline]
     fn set_bit(&self, s: usize) {
         let (k, b) = (s / 64, 1u64 << (s % 64));
-        // Plain load first: the bit is usually already set by a slot-mate.
+        // Plain load first: the bit is usually set already (by a slot-mate,
+        // or left set by this slot's last waiter to take the lock).
         // mutants: bitmap invariant (fairness only; module docs).
         if self.bitmap_word(k).load(Ordering::SeqCst) & b == 0 {
             // mutants: bitmap invariant (fairness only; module docs).
@@ -298,7 +314,8 @@ impl<const S: usize> SlotTable<S> {
 
     /// One look of a waiter of slot `s` for the slot's grant: takes it and
     /// drops the caller's count in one step, `(c, GRANT) -> (c - 1, 0)`.
-    /// Returns whether the caller got it.
+    /// Returns `None` if the caller did not get it, else `Some(by_look)`:
+    /// whether the look's own CAS took it (`alone`, below).
     ///
     /// `alone` says whether the caller's last view of the word had it as
     /// the slot's only waiter (updated here). Then the look is the take's
@@ -316,18 +333,16 @@ impl<const S: usize> SlotTable<S> {
     /// kept for the caller's next registration, which then writes nothing
     /// of the bitmap. The new owner thus writes only its slot's line.
     #[inline]
-    pub(crate) fn try_take_grant(&self, s: usize, alone: &mut bool) -> bool {
+    pub(crate) fn try_take_grant(&self, s: usize, alone: &mut bool) -> Option<bool> {
         let w = self.word(s);
         // Acquire on success (both CASes): the grant was stored with
         // Release by the previous holder, so its critical section
-        // happens-before ours. SeqCst (stronger) also serves the bitmap
-        // invariant.
+        // happens-before ours. (A take only lowers the count and leaves
+        // the bit: it has no part in the bitmap invariant.) Relaxed on
+        // failure: nothing was taken.
         let cur = if *alone {
-            match w.compare_exchange(ONE | GRANT, 0, Ordering::SeqCst, Ordering::Relaxed) {
-                Ok(_) => {
-                    crate::coverage::hit!("slots.grant_taken_alone");
-                    return true;
-                }
+            match w.compare_exchange(ONE | GRANT, 0, Ordering::Acquire, Ordering::Relaxed) {
+                Ok(_) => return Some(true),
                 Err(now) => now,
             }
         } else {
@@ -335,10 +350,11 @@ impl<const S: usize> SlotTable<S> {
         };
         *alone = count(cur) == 1;
         if cur & GRANT == 0 || count(cur) == 0 {
-            return false;
+            return None;
         }
-        w.compare_exchange(cur, cur - ONE - GRANT, Ordering::SeqCst, Ordering::Relaxed)
-            .is_ok()
+        w.compare_exchange(cur, cur - ONE - GRANT, Ordering::Acquire, Ordering::Relaxed)
+            .ok()
+            .map(|_| false)
     }
 
     /// The caller, registered in slot `s`, took the lock by other means
@@ -348,8 +364,12 @@ impl<const S: usize> SlotTable<S> {
     /// [`unregister_keep_bit`](Self::unregister_keep_bit)).
     #[inline]
     pub(crate) fn uncount(&self, s: usize) {
-        // SeqCst: bitmap invariant (module docs).
-        // mutants: bitmap invariant (fairness only; module docs).
+        // SeqCst: kept from the registration's read-modify-writes (slow
+        // path); only lowering the count, it has no part in the bitmap
+        // invariant.
+        // mutants: not load-bearing: every releaser that reads this count
+        // comes after us through the lock's own Release/Acquire, and
+        // coherence then gives it this decrement.
         self.word(s).fetch_sub(ONE, Ordering::SeqCst);
     }
 

@@ -198,6 +198,7 @@ macro_rules! plock_models {
                         concat!($p, "slot_shared"),
                         concat!($p, "granted"),
                         concat!($p, "grant_taken"),
+                        concat!($p, "grant_taken_after_load"),
                         "model.second_round_waited",
                     ],
                     || handover_model::<$t>(0, [1, 1], true),
@@ -235,6 +236,7 @@ macro_rules! plock_models {
                         concat!($p, "granted"),
                         concat!($p, "granted_own_slot"),
                         concat!($p, "grant_taken"),
+                        concat!($p, "grant_taken_by_look"),
                         "model.second_round_waited",
                     ],
                     || handover_model::<$t>(0, [0, 1], true),
@@ -273,6 +275,19 @@ fn nxt_ron_freed_no_mark() {
         BOUND_2,
         &["nxt_ron.", "slots."],
         &["nxt_ron.freed_no_mark", "nxt_ron.free_taken"],
+        racing_model::<NxtRonInline<2>>,
+    );
+}
+
+/// NxtRon only: a waiter that takes the lock leaves its bit set, and a
+/// later unlock's scan finds its slot empty and clears the bit.
+#[test]
+fn nxt_ron_stale_bit_cleared() {
+    explore(
+        "nxt_ron.stale_bit_cleared",
+        BOUND_2,
+        &["nxt_ron.", "slots."],
+        &["nxt_ron.stale_bit_cleared", "nxt_ron.freed_after_scan"],
         racing_model::<NxtRonInline<2>>,
     );
 }
