@@ -21,9 +21,8 @@
 //!   false -> true (an arrival that finds it held writes nothing). Slow path: count `+1` in
 //!   the caller's slot; loop { take the slot's grant: CAS the slot word
 //!   (c, 1) -> (c - 1, 0) => owner; else if `in_use` is false, CAS it =>
-//!   owner (then count `-1`) }. A waiter whose last look found it alone in
-//!   its slot looks with that CAS itself, from (1, 1); with slot-mates a
-//!   look is a load and the CAS follows a grant it shows.
+//!   owner (then count `-1`) }. A look is a load; the CAS follows a grant
+//!   it shows.
 //! * unlock: from the acquirer's slot + 1 around the ring (own slot last),
 //!   set GRANT on the first slot whose count is non-zero (one CAS that checks
 //!   the count; `NxtRon`'s first guesses (1, 0), so that it needs no load
@@ -50,14 +49,19 @@
 //!
 //! ## What a handover costs
 //! One thread per slot (one slot per CPU), the grantee's slot line moves
-//! twice: the releaser's grant CAS fetches it from the waiter, whose next
-//! look (the take's CAS) fetches it back; the bank beside the word is then
-//! written in place. Nothing else of the lock is written: the bitmap line
-//! only when a release finds a marked slot empty, or a registrant finds
-//! its bit clear, so a releaser's bitmap reads usually hit. That is one
-//! transfer fewer than `RonTicket`'s three (scan read, grant, the head's
-//! read), but the grantee's take is a read-modify-write, and slot-mates
-//! (more threads than slots) look with loads, so theirs costs three.
+//! three times: `NxtRon`'s grant CAS fetches it from the waiter (a
+//! `RonPlock` releaser's scan loads it first, then upgrades it), the
+//! waiter's look reads it back, and its take's CAS invalidates the
+//! releaser's copy; the bank beside the word is then written in place.
+//! Nothing else of the lock is written: `NxtRon`'s bitmap line only when
+//! a release finds a marked slot empty or a registrant finds its bit
+//! clear, so a releaser's bitmap reads usually hit. (A waiter that looked
+//! with the take's CAS itself while alone in its slot would save the
+//! read: two transfers, not three. On the VM that is about one route hop
+//! per handover; on a 2-CPU machine, waiters spinning with locked
+//! read-modify-writes lowered the fast runs by about a third, so the
+//! look stays a load: docs/design.md, "What an `NxtRon` handover
+//! costs".)
 //!
 //! ## Where the slots live
 //! The pooled lock ([`NxtRon`](crate::NxtRon), [`RonPlock`](crate::RonPlock);
@@ -198,16 +202,9 @@ fn wait_registered<const S: usize, const BITMAP: bool, R: Relax>(
         }
     });
     on_wait();
-    // Whether we were the slot's only waiter at our last look.
-    let mut alone = before == 0;
     loop {
-        if let Some(by_look) = slots.try_take_grant(s, &mut alone) {
+        if slots.try_take_grant(s) {
             mark::<BITMAP>(Path::GrantTaken);
-            mark::<BITMAP>(if by_look {
-                Path::GrantTakenByLook
-            } else {
-                Path::GrantTakenAfterLoad
-            });
             registered.disarm();
             return (PlaceToken::at(s), true);
         }
@@ -582,12 +579,6 @@ enum Path {
     /// A release that frees the lock read every slot's bank: more slots
     /// banked than were marked (pooled).
     BankScanned,
-    /// A waiter took its slot's grant with its look's own CAS (it was
-    /// alone in its slot at its last look).
-    GrantTakenByLook,
-    /// A waiter took its slot's grant with a CAS after a load showed it
-    /// (it had slot-mates at its last look).
-    GrantTakenAfterLoad,
     /// An unlock found a bitmap bit set on an empty slot (left by a waiter
     /// that took the lock) and cleared it (bitmap variant).
     StaleBitCleared,
@@ -595,7 +586,7 @@ enum Path {
 
 impl Path {
     /// Counter names per variant (`[linear, bitmap]`), in declaration order.
-    const NAMES: [[&'static str; 18]; 2] = [
+    const NAMES: [[&'static str; 16]; 2] = [
         [
             "ron_plock.registered",
             "ron_plock.slot_shared",
@@ -612,8 +603,6 @@ impl Path {
             "ron_plock.bank_paid",
             "ron_plock.bank_collected",
             "ron_plock.bank_scanned",
-            "ron_plock.grant_taken_by_look",
-            "ron_plock.grant_taken_after_load",
             "ron_plock.stale_bit_cleared",
         ],
         [
@@ -632,8 +621,6 @@ impl Path {
             "nxt_ron.bank_paid",
             "nxt_ron.bank_collected",
             "nxt_ron.bank_scanned",
-            "nxt_ron.grant_taken_by_look",
-            "nxt_ron.grant_taken_after_load",
             "nxt_ron.stale_bit_cleared",
         ],
     ];

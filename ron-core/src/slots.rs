@@ -312,19 +312,8 @@ impl<const S: usize> SlotTable<S> {
         }
     }
 
-    /// One look of a waiter of slot `s` for the slot's grant: takes it and
-    /// drops the caller's count in one step, `(c, GRANT) -> (c - 1, 0)`.
-    /// Returns `None` if the caller did not get it, else `Some(by_look)`:
-    /// whether the look's own CAS took it (`alone`, below).
-    ///
-    /// `alone` says whether the caller's last view of the word had it as
-    /// the slot's only waiter (updated here). Then the look is the take's
-    /// CAS itself, from `(1, GRANT)`: the waiter keeps its slot's line
-    /// (which only it and a granting releaser write) in its cache while it
-    /// waits, and the grant costs the line two transfers (the releaser's
-    /// CAS, the waiter's) instead of three (the releaser's, the waiter's
-    /// load, and its CAS's upgrade). With slot-mates the look is a load,
-    /// and the CAS follows only when it shows a grant.
+    /// Takes the grant of slot `s` and drops the caller's count in one step:
+    /// `(c, GRANT) -> (c - 1, 0)`. Returns whether the caller got it.
     ///
     /// The slot's bitmap bit (bitmap variants) stays set even when the
     /// count drops to zero: a stale-set bit, which the bitmap invariant
@@ -333,28 +322,18 @@ impl<const S: usize> SlotTable<S> {
     /// kept for the caller's next registration, which then writes nothing
     /// of the bitmap. The new owner thus writes only its slot's line.
     #[inline]
-    pub(crate) fn try_take_grant(&self, s: usize, alone: &mut bool) -> Option<bool> {
+    pub(crate) fn try_take_grant(&self, s: usize) -> bool {
         let w = self.word(s);
-        // Acquire on success (both CASes): the grant was stored with
-        // Release by the previous holder, so its critical section
-        // happens-before ours. (A take only lowers the count and leaves
-        // the bit: it has no part in the bitmap invariant.) Relaxed on
-        // failure: nothing was taken.
-        let cur = if *alone {
-            match w.compare_exchange(ONE | GRANT, 0, Ordering::Acquire, Ordering::Relaxed) {
-                Ok(_) => return Some(true),
-                Err(now) => now,
-            }
-        } else {
-            w.load(Ordering::Relaxed) // a guess for the CAS, which checks it
-        };
-        *alone = count(cur) == 1;
+        let cur = w.load(Ordering::Relaxed); // a guess for the CAS, which checks it
         if cur & GRANT == 0 || count(cur) == 0 {
-            return None;
+            return false;
         }
+        // Acquire on success: the grant was stored with Release by the
+        // previous holder, so its critical section happens-before ours.
+        // (A take only lowers the count and leaves the bit: it has no part
+        // in the bitmap invariant.) Relaxed on failure: nothing was taken.
         w.compare_exchange(cur, cur - ONE - GRANT, Ordering::Acquire, Ordering::Relaxed)
-            .ok()
-            .map(|_| false)
+            .is_ok()
     }
 
     /// The caller, registered in slot `s`, took the lock by other means
