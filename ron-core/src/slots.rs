@@ -75,15 +75,14 @@
 //! with a non-zero count and a clear bit. A bit that is wrongly clear could
 //! only cost fairness, never safety: waiters also poll the lock word.
 //!
-//! Bits are cleared lazily. A waiter that takes the lock leaves its bit
-//! set even when its slot empties (`RonRaw`'s
-//! [`unregister_keep_bit`](SlotTable::unregister_keep_bit), the plock
-//! protocol's [`try_take_grant`](SlotTable::try_take_grant) and
-//! [`uncount`](SlotTable::uncount)): a thread that comes back to its slot
-//! finds its bit set and writes nothing of the bitmap, so the bitmap line
-//! stays shared by the releasers that read it. A release's scan that finds
-//! a marked slot empty clears its bit (and re-checks, above); only a
-//! waiter leaving on unwinding clears its own.
+//! Bits are cleared lazily where a waiter takes the lock: the plock
+//! protocol's waiters (`try_take_grant`, `uncount`) and `RonRaw`'s waiter
+//! that takes a handover (`unregister_keep_bit`) leave their bit set even
+//! when their slot empties. A thread that comes back to its slot finds its
+//! bit set and writes nothing of the bitmap, so the bitmap line stays
+//! shared by the releasers that read it. A release's scan that finds a
+//! marked slot empty clears its bit (and re-checks, above), as does a
+//! waiter that leaves otherwise (`unregister`, `leave`).
 //!
 //! ## Orderings no test can kill
 //! The `SeqCst` of the bitmap invariant (registration, the bit's load,
