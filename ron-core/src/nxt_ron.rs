@@ -20,6 +20,10 @@
 //! | true | (c, 0) | held; `c` threads wait in `s` |
 //! | true | (c > 0, 1) | the holder handed the lock to `s`; exactly one of its `c` waiters will take the grant and own the lock |
 //!
+//! `NxtRon`'s bitmap bit of slot `s` is set whenever `c > 0` (at
+//! quiescence) and may stay set at `c = 0` (stale: a waiter that took the
+//! lock leaves it; the next unlock that scans it clears it).
+//!
 //! A bitmap (one bit per slot with waiters, in the first slots' second cache
 //! line) lets the unlock find the next waiting slot with rotate +
 //! `trailing_zeros`; its invariant is in [`slots`](crate::slots). With
@@ -39,8 +43,10 @@
 //! `NxtRon`: 8 bytes, plus a pooled block (`128 * (BLOCK_SLOTS + 1)` =
 //! 32,896 bytes with `std`, of which a lock touches the first line and its
 //! `active_slots()` slots) while contended. A handover writes the granted
-//! slot's line (the grant, then the grantee's bank beside it) and no
-//! reference count: the block's count takes one read-modify-write per
+//! slot's line only (the grant CAS, the grantee's take CAS and its bank
+//! beside it: three transfers of the line with one waiter in the slot), no
+//! bitmap word (bits are cleared lazily, by an unlock that finds a marked
+//! slot empty) and no reference count: the block's count takes one read-modify-write per
 //! waiter's entry, one per [`BANK_MAX`](crate::ron_ticket::BANK_MAX)
 //! grants to a slot, and one at the free. `NxtRonInline<S>`:
 //! `128 * (S + 1)` bytes.
@@ -56,7 +62,8 @@ use crate::token::PlaceToken;
 /// unlock finds the next waiting slot along the route by rotate +
 /// `trailing_zeros` per 64-slot word (O(1) for up to 64 slots, O(n/64)
 /// beyond) instead of reading every slot. An unlock with no waiters is
-/// one bitmap load and a store. Protocol and state table:
+/// one bitmap load and a store (once a scan has cleared the bits that
+/// its last waiters left set, [`slots`](crate::slots)). Protocol and state table:
 /// [`plock`](crate::plock); bitmap invariant: [`slots`](crate::slots).
 ///
 /// * **Guarantees:** as [`RonPlock`](crate::RonPlock): mutual exclusion,

@@ -13,13 +13,24 @@
 //! | true | (c, 0) | held; `c` threads wait in `s` |
 //! | true | (c > 0, 1) | the holder handed the lock to `s`; exactly one of its `c` waiters will take the grant and own the lock |
 //!
+//! `NxtRon`'s bitmap bit of slot `s` is set whenever `c > 0` (at
+//! quiescence) and may stay set at `c = 0` (stale: a waiter that took the
+//! lock leaves it; the next unlock that scans it clears it).
+//!
 //! * lock: fast path: load `in_use`, and only if it is false CAS it
 //!   false -> true (an arrival that finds it held writes nothing). Slow path: count `+1` in
-//!   the caller's slot; loop { CAS the slot word (c, 1) -> (c - 1, 0) =>
-//!   owner; else if `in_use` is false, CAS it => owner (then count `-1`) }.
+//!   the caller's slot; loop { take the slot's grant: CAS the slot word
+//!   (c, 1) -> (c - 1, 0) => owner; else if `in_use` is false, CAS it =>
+//!   owner (then count `-1`) }. A look is a load; the CAS follows a grant
+//!   it shows.
 //! * unlock: from the acquirer's slot + 1 around the ring (own slot last),
 //!   set GRANT on the first slot whose count is non-zero (one CAS that checks
-//!   the count); `in_use` stays true. If none, store `in_use = false`.
+//!   the count; `NxtRon`'s first guesses (1, 0), so that it needs no load
+//!   before); `in_use` stays true. If none, store `in_use = false`.
+//! * `NxtRon`'s bitmap: a registration whose count went 0 -> 1 sets the
+//!   slot's bit unless it reads it set; a waiter that takes the lock
+//!   leaves its bit set, and the unlock's scan clears the bit of a marked
+//!   slot it finds empty ([`slots`](crate::slots), "Bitmap invariant").
 //!
 //! * a waiter whose relax policy panics leaves by one CAS on its slot word:
 //!   `(c, g) -> (c - 1, g)`, except `(1, 1) -> (0, 0)`, where the last
@@ -35,6 +46,22 @@
 //! "nobody" owns the lock.
 //! Waiters keep polling `in_use`, so a waiter that registered after the
 //! holder's scan still sees the lock freed: no lost wakeup.
+//!
+//! ## What a handover costs
+//! One thread per slot (one slot per CPU), the grantee's slot line moves
+//! three times: `NxtRon`'s grant CAS fetches it from the waiter (a
+//! `RonPlock` releaser's scan loads it first, then upgrades it), the
+//! waiter's look reads it back, and its take's CAS invalidates the
+//! releaser's copy; the bank beside the word is then written in place.
+//! Nothing else of the lock is written: `NxtRon`'s bitmap line only when
+//! a release finds a marked slot empty or a registrant finds its bit
+//! clear, so a releaser's bitmap reads usually hit. (A waiter that looked
+//! with the take's CAS itself while alone in its slot would save the
+//! read: two transfers, not three. On the VM that is about one route hop
+//! per handover; on a 2-CPU machine, waiters spinning with locked
+//! read-modify-writes lowered the fast runs by about a third, so the
+//! look stays a load: docs/design.md, "What an `NxtRon` handover
+//! costs".)
 //!
 //! ## Where the slots live
 //! The pooled lock ([`NxtRon`](crate::NxtRon), [`RonPlock`](crate::RonPlock);
@@ -176,14 +203,14 @@ fn wait_registered<const S: usize, const BITMAP: bool, R: Relax>(
     });
     on_wait();
     loop {
-        if slots.try_take_grant::<BITMAP>(s) {
+        if slots.try_take_grant(s) {
             mark::<BITMAP>(Path::GrantTaken);
             registered.disarm();
             return (PlaceToken::at(s), true);
         }
         if in_use.take_if_free() {
             mark::<BITMAP>(Path::FreeTaken);
-            slots.unregister::<BITMAP>(s);
+            slots.uncount(s);
             registered.disarm();
             return (PlaceToken::at(s), false);
         }
@@ -200,7 +227,7 @@ fn grant_next<const S: usize, const BITMAP: bool>(
     from: usize,
 ) -> Option<usize> {
     let granted = if BITMAP {
-        slots.grant_next_bitmap_within::<false>(from, n, 0)
+        slots.grant_next_bitmap_within(from, n, None, || mark::<BITMAP>(Path::StaleBitCleared))
     } else {
         slots.grant_next_linear_within(from, n)
     };
@@ -552,11 +579,14 @@ enum Path {
     /// A release that frees the lock read every slot's bank: more slots
     /// banked than were marked (pooled).
     BankScanned,
+    /// An unlock found a bitmap bit set on an empty slot (left by a waiter
+    /// that took the lock) and cleared it (bitmap variant).
+    StaleBitCleared,
 }
 
 impl Path {
     /// Counter names per variant (`[linear, bitmap]`), in declaration order.
-    const NAMES: [[&'static str; 15]; 2] = [
+    const NAMES: [[&'static str; 16]; 2] = [
         [
             "ron_plock.registered",
             "ron_plock.slot_shared",
@@ -573,6 +603,7 @@ impl Path {
             "ron_plock.bank_paid",
             "ron_plock.bank_collected",
             "ron_plock.bank_scanned",
+            "ron_plock.stale_bit_cleared",
         ],
         [
             "nxt_ron.registered",
@@ -590,6 +621,7 @@ impl Path {
             "nxt_ron.bank_paid",
             "nxt_ron.bank_collected",
             "nxt_ron.bank_scanned",
+            "nxt_ron.stale_bit_cleared",
         ],
     ];
 }

@@ -65,15 +65,29 @@
 //! ## Bitmap invariant
 //! If a slot's count is non-zero at quiescence, its bit is set. Bits may be
 //! stale-set (count 0); the scan skips such slots. `register` increments the
-//! count then sets the bit; a thread that drops a count to 0 clears the bit
-//! and then re-checks the count, setting the bit again if a registration
-//! slipped in between. With these four steps `SeqCst`, no interleaving ends
+//! count, then loads the bit and sets it only if it reads clear; a thread
+//! that clears a bit (`clear_bit_if_empty`) does so only after reading the
+//! count 0, and then re-checks the count, setting the bit again if a
+//! registration slipped in between. The two pairs (count write, bit load)
+//! and (bit clear, count load) are the store-buffering pattern: with these
+//! steps `SeqCst`, a registrant that reads its bit set is ordered before
+//! the clear, whose re-check then sees its count; so no interleaving ends
 //! with a non-zero count and a clear bit. A bit that is wrongly clear could
 //! only cost fairness, never safety: waiters also poll the lock word.
 //!
+//! Bits are cleared lazily where a waiter takes the lock: the plock
+//! protocol's waiters (`try_take_grant`, `uncount`) and `RonRaw`'s waiter
+//! that takes a handover (`unregister_keep_bit`) leave their bit set even
+//! when their slot empties. A thread that comes back to its slot finds its
+//! bit set and writes nothing of the bitmap, so the bitmap line stays
+//! shared by the releasers that read it. A release's scan that finds a
+//! marked slot empty clears its bit (and re-checks, above), as does a
+//! waiter that leaves otherwise (`unregister`, `leave`).
+//!
 //! ## Orderings no test can kill
-//! The `SeqCst` of the bitmap invariant (registration, the bit's set and
-//! clear, their re-checking loads, and the unlock's bitmap loads) survive
+//! The `SeqCst` of the bitmap invariant (registration, the bit's load,
+//! set and clear, the re-checking count load, and the unlock's bitmap
+//! loads) survive
 //! ordering mutation (`.ci/mutants`): weakened to `Relaxed`, mutual
 //! exclusion and progress still hold, since every data handover goes
 //! through the grant CAS (Release/Acquire) or the lock word and a waiter
@@ -206,7 +220,8 @@ impl<const S: usize> SlotTable<S> {
     #[inline]
     fn set_bit(&self, s: usize) {
         let (k, b) = (s / 64, 1u64 << (s % 64));
-        // Plain load first: the bit is usually already set by a slot-mate.
+        // Plain load first: the bit is usually set already (by a slot-mate,
+        // or left set by this slot's last waiter to take the lock).
         // mutants: bitmap invariant (fairness only; module docs).
         if self.bitmap_word(k).load(Ordering::SeqCst) & b == 0 {
             // mutants: bitmap invariant (fairness only; module docs).
@@ -298,8 +313,15 @@ impl<const S: usize> SlotTable<S> {
 
     /// Takes the grant of slot `s` and drops the caller's count in one step:
     /// `(c, GRANT) -> (c - 1, 0)`. Returns whether the caller got it.
+    ///
+    /// The slot's bitmap bit (bitmap variants) stays set even when the
+    /// count drops to zero: a stale-set bit, which the bitmap invariant
+    /// allows, cleared by the next scan that finds the slot empty
+    /// ([`grant_next_bitmap_within`](Self::grant_next_bitmap_within)) or
+    /// kept for the caller's next registration, which then writes nothing
+    /// of the bitmap. The new owner thus writes only its slot's line.
     #[inline]
-    pub(crate) fn try_take_grant<const BITMAP: bool>(&self, s: usize) -> bool {
+    pub(crate) fn try_take_grant(&self, s: usize) -> bool {
         let w = self.word(s);
         let cur = w.load(Ordering::Relaxed); // a guess for the CAS, which checks it
         if cur & GRANT == 0 || count(cur) == 0 {
@@ -307,16 +329,26 @@ impl<const S: usize> SlotTable<S> {
         }
         // Acquire on success: the grant was stored with Release by the
         // previous holder, so its critical section happens-before ours.
-        // SeqCst (stronger) also serves the bitmap invariant.
-        match w.compare_exchange(cur, cur - ONE - GRANT, Ordering::SeqCst, Ordering::Relaxed) {
-            Ok(_) => {
-                if BITMAP && count(cur) == 1 {
-                    self.clear_bit_if_empty(s);
-                }
-                true
-            }
-            Err(_) => false,
-        }
+        // (A take only lowers the count and leaves the bit: it has no part
+        // in the bitmap invariant.) Relaxed on failure: nothing was taken.
+        w.compare_exchange(cur, cur - ONE - GRANT, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok()
+    }
+
+    /// The caller, registered in slot `s`, took the lock by other means
+    /// than the slot's grant: drops its count, leaving the slot's bitmap
+    /// bit set like [`try_take_grant`](Self::try_take_grant) (the plock
+    /// protocol; `RonRaw` uses [`unregister`](Self::unregister) and
+    /// [`unregister_keep_bit`](Self::unregister_keep_bit)).
+    #[inline]
+    pub(crate) fn uncount(&self, s: usize) {
+        // SeqCst: kept from the registration's read-modify-writes (slow
+        // path); only lowering the count, it has no part in the bitmap
+        // invariant.
+        // mutants: not load-bearing: every releaser that reads this count
+        // comes after us through the lock's own Release/Acquire, and
+        // coherence then gives it this decrement.
+        self.word(s).fetch_sub(ONE, Ordering::SeqCst);
     }
 
     /// A registered waiter of slot `s` leaves it without having acquired
@@ -535,17 +567,21 @@ impl<const S: usize> SlotTable<S> {
     /// trailing_zeros per word, so the successor is found in O(n / 64)
     /// word reads.
     ///
-    /// `LAZY` (`RonRaw`, whose waiters leave their bit set when they take
-    /// the lock, see [`unregister_keep_bit`](Self::unregister_keep_bit)):
-    /// the grant's CAS first guesses a slot with one waiter and no grant
-    /// (one read-modify-write instead of a load and a CAS when it is
-    /// right), a marked slot found empty has its bit cleared here, and
-    /// `note` is written to the slot's note before its doorbell rings.
-    pub(crate) fn grant_next_bitmap_within<const LAZY: bool>(
+    /// Bits are cleared lazily (the waiters of `RonRaw` and of the plock
+    /// protocol leave theirs set when they take the lock, see
+    /// [`unregister_keep_bit`](Self::unregister_keep_bit) and
+    /// [`try_take_grant`](Self::try_take_grant)): the grant's CAS first
+    /// guesses a slot with one waiter and no grant (one read-modify-write,
+    /// which fetches the line for writing, instead of a load and a CAS
+    /// when it is right), and a marked slot found empty has its bit
+    /// cleared here (`stale` is called for each). With `note`, it is
+    /// written to the slot's note before the grant (`RonRaw`'s doorbell).
+    pub(crate) fn grant_next_bitmap_within(
         &self,
         from: usize,
         n: usize,
-        note: u32,
+        note: Option<u32>,
+        mut stale: impl FnMut(),
     ) -> Option<usize> {
         let n = n.clamp(1, S);
         let words = n.div_ceil(64);
@@ -569,18 +605,16 @@ impl<const S: usize> SlotTable<S> {
                 if t >= n {
                     continue;
                 }
-                if LAZY {
+                if let Some(note) = note {
                     // Relaxed: the note only lets the woken waiter guess
                     // the lock word; its CAS checks the guess.
                     self.slots[t].note.store(note, Ordering::Relaxed);
                 }
-                if self.grant_from(t, if LAZY { Some(ONE) } else { None }) {
+                if self.grant_from(t, Some(ONE)) {
                     return Some(t);
                 }
-                if LAZY {
-                    crate::coverage::hit!("slots.stale_bit_cleared");
-                    self.clear_bit_if_empty(t);
-                }
+                stale();
+                self.clear_bit_if_empty(t);
             }
         }
         None

@@ -277,6 +277,19 @@ fn nxt_ron_freed_no_mark() {
     );
 }
 
+/// NxtRon only: a waiter that takes the lock leaves its bit set, and a
+/// later unlock's scan finds its slot empty and clears the bit.
+#[test]
+fn nxt_ron_stale_bit_cleared() {
+    explore(
+        "nxt_ron.stale_bit_cleared",
+        BOUND_2,
+        &["nxt_ron.", "slots."],
+        &["nxt_ron.stale_bit_cleared", "nxt_ron.freed_after_scan"],
+        racing_model::<NxtRonInline<2>>,
+    );
+}
+
 /// The pooled locks (`RonTicket`, `NxtRon`, `RonPlock`): the lock has no
 /// block; a waiter arrives while it is held, claims one and registers; the
 /// holder hands over to it and comes straight back, racing the waiter's

@@ -405,7 +405,9 @@ impl Word {
         // read-modify-writes order the two); a torn view could only cost
         // route order anyway.
         let n = handovers.load(Ordering::Relaxed).wrapping_add(1);
-        match room.grant_next_bitmap_within::<true>(from, active, n) {
+        match room.grant_next_bitmap_within(from, active, Some(n), || {
+            crate::coverage::hit!("slots.stale_bit_cleared");
+        }) {
             Some(t) => {
                 crate::coverage::hit!("ron_raw.handover");
                 handovers.store(n, Ordering::Relaxed);
