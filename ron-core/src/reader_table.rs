@@ -31,8 +31,10 @@
 //!   [`route::slot_of`](crate::route::slot_of)`(c, slots_of(id))` (its
 //!   share of the route, so CPUs that share a slot are route neighbours;
 //!   any `c` is safe), and a writer that revokes the bias checks all of
-//!   them: on a 2-CPU machine a revocation loads 2 lines, on 64 CPUs or
-//!   more 64.
+//!   them: on a 2-CPU machine a revocation loads 2 lines, on 256 CPUs
+//!   256. The table holds 16 locks of 256 slots side by side; the slots
+//!   of more locks overlap, and a reader that finds its slot busy with
+//!   another lock's readers counts in centrally (correct, only slower).
 //! * Ids are handed out once per lock (the first time it is biased) and
 //!   never reused: a slot left counted by a forgotten read guard keeps
 //!   only its own lock read-locked, as a forgotten guard must. After
@@ -56,10 +58,10 @@ const DEFAULT_SLOTS: usize = if LOCK_SLOTS < 32 { LOCK_SLOTS } else { 32 };
 /// Most slots one lock's readers spread over: a writer revoking the bias
 /// loads this many lines.
 #[cfg(not(loom))]
-pub const LOCK_SLOTS: usize = 64;
+pub const LOCK_SLOTS: usize = 256;
 /// Slots one lock's readers spread over (small under loom).
 #[cfg(loom)]
-pub const LOCK_SLOTS: usize = 64;
+pub const LOCK_SLOTS: usize = 256;
 
 const COUNT_MASK: u64 = u32::MAX as u64;
 

@@ -23,7 +23,7 @@
 //!   with no write in between) it sets `BIAS`, and readers then count
 //!   themselves in their CPU's slot of the table instead of `rin`:
 //!   readers on different CPUs write different cache lines. A lock has
-//!   one slot per CPU of the route when it was first biased, at most 64
+//!   one slot per CPU of the route when it was first biased, at most 256
 //!   (route neighbours share a slot beyond that; see
 //!   [`crate::reader_table`]). A writer clears `BIAS` in the same
 //!   CAS that sets `PRES` and waits for the lock's table slots to empty
