@@ -40,9 +40,11 @@
 //!
 //! ## State
 //! `state` (u64): bit 0 `PRES` (a writer holds the lock or drains its
-//! readers), bit 1 `PHID` (the writer phase's parity), bit 2 `BIAS`
-//! (readers may use the table), bit 3 `REBIAS` (the writer phase revoked
-//! the bias and gives it back when it ends), bits 8..16 `HOT` (unbiased:
+//! readers), bit 1 `PHID` (the writer phase's parity), bit 2 `REBIAS`
+//! (while `PRES` is set: the writer phase revoked the bias and gives it
+//! back when it ends; the end adds `REBIAS - PRES`, carrying a set
+//! `REBIAS` into `BIAS`), bit 3 `BIAS` (readers may use the table), bits
+//! 8..16 `HOT` (unbiased:
 //! contended reads since the last write; biased: revocations in a row
 //! that found the table empty), bits 32..64 `rin` (readers counted in
 //! centrally, wrapping). `rout` (u32, wrapping). `id` (u32, 0 until first
@@ -116,9 +118,11 @@ use crate::token::PlaceToken;
 
 const PRES: u64 = 1;
 const PHID: u64 = 2;
-const BIAS: u64 = 4;
-/// The writer phase revoked a bias and gives it back when it ends.
-const REBIAS: u64 = 8;
+/// The writer phase revoked a bias and gives it back when it ends (read
+/// only while `PRES` is set; any value otherwise).
+const REBIAS: u64 = 4;
+/// The bit above `REBIAS`: the end of a phase carries `REBIAS` into it.
+const BIAS: u64 = 8;
 const HOT_ONE: u64 = 1 << 8;
 const HOT_MASK: u64 = 0xFF << 8;
 /// Contended reads (with no write between them) that bias a lock.
@@ -134,28 +138,23 @@ fn rin(s: u64) -> u32 {
 /// The word after a writer's CAS: `PRES` set, `PHID` flipped; if `BIAS`
 /// was set, `BIAS` cleared and `REBIAS` set (the phase gives the bias
 /// back when it ends) with `HOT` kept (it counts the lock's strikes while
-/// biased, [`STRIKES`]), else `HOT` cleared; `rin` kept.
+/// biased, [`STRIKES`]), else `REBIAS` and `HOT` cleared; `rin` kept.
 #[inline]
 fn with_writer(s: u64) -> u64 {
     let s = if s & BIAS != 0 {
         (s & !BIAS) | REBIAS
     } else {
-        s & !HOT_MASK
+        s & !(REBIAS | HOT_MASK)
     };
     (s | PRES) ^ PHID
 }
 
-/// What a writer XORs into the word it holds, `s` (`PRES` set), to end
-/// its phase: clears `PRES`, and if the phase revoked a bias, clears
-/// `REBIAS` and sets `BIAS` again (`HOT` keeps the strikes).
-#[inline]
-fn end_of_phase(s: u64) -> u64 {
-    if s & REBIAS != 0 {
-        PRES | REBIAS | BIAS
-    } else {
-        PRES
-    }
-}
+/// What a writer adds to the word it holds (`PRES` set, `BIAS` clear) to
+/// end its phase: `- PRES` clears `PRES`, `+ REBIAS` carries a set
+/// `REBIAS` into `BIAS` (the bias given back) and sets a clear one, which
+/// nobody reads until the next writer's CAS sets it anew. One RMW, no
+/// load first; `HOT` keeps the strikes.
+const END_OF_PHASE: u64 = REBIAS.wrapping_sub(PRES);
 
 /// Revocations in a row that found no reader in the table, after which
 /// the bias lapses (at the end of the last one's phase): the table then
@@ -898,17 +897,14 @@ impl RonRw {
     /// `try_write`/`try_write_until`, or an upgrade).
     #[inline]
     pub unsafe fn unwrite(&self) {
-        // Relaxed: only the holder of `PRES` changes the flag and `HOT`
-        // bits, so this reads them as our own RMWs left them (others only
-        // move `rin`).
-        let s = self.state.load(Ordering::Relaxed);
+        // Release: our writes happen before the next reader's or writer's
+        // Acquire of the word. While `PRES` is ours `BIAS` is clear and
+        // nobody else changes the flag bits, so the sum clears `PRES` and
+        // turns a set `REBIAS` into `BIAS` (`END_OF_PHASE`).
+        let s = self.state.fetch_add(END_OF_PHASE, Ordering::Release);
         if s & REBIAS != 0 {
             crate::coverage::hit!("ron_rw.bias_restored");
         }
-        // Release: our writes happen before the next reader's or writer's
-        // Acquire of the word. While `PRES` is ours nobody else changes
-        // the flag bits, so the XOR clears and sets exactly.
-        self.state.fetch_xor(end_of_phase(s), Ordering::Release);
     }
 
     /// Turns exclusive access into shared access (central), letting the
@@ -917,17 +913,11 @@ impl RonRw {
     /// # Safety
     /// The caller holds exclusive access, as for [`unwrite`](Self::unwrite).
     pub unsafe fn downgrade(&self) -> ReadToken {
-        // Relaxed: the flag bits are ours, as in `unwrite`.
-        let s = self.state.load(Ordering::Relaxed);
-        // `PRES` (and `REBIAS` if set) are set and `BIAS` clear: the sum
-        // counts us in, ends the phase and gives a revoked bias back.
-        let mut delta = RIN.wrapping_sub(PRES);
-        if s & REBIAS != 0 {
-            delta = delta.wrapping_sub(REBIAS).wrapping_add(BIAS);
-        }
         // AcqRel: Release for our writes to the readers let in; Acquire is
-        // already ours.
-        self.state.fetch_add(delta, Ordering::AcqRel);
+        // already ours. The sum counts us in and ends the phase as
+        // `unwrite`'s does.
+        self.state
+            .fetch_add(RIN.wrapping_add(END_OF_PHASE), Ordering::AcqRel);
         crate::coverage::hit!("ron_rw.downgrade");
         ReadToken::CENTRAL
     }
