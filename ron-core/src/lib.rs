@@ -69,7 +69,7 @@
 //! | [`NxtRon`], [`RonTicket`] ([`NxtRonInline`], [`RonTicketInline`]) | you need a stated waiting bound with route order, and threads do not outnumber CPUs: 8 bytes, one slot per CPU from a process-wide pool while contended (the `Inline` forms keep `S` slots in the lock) |
 //! | [`ShRon`] | many locks, RON's per-CPU order, and memory matters: 8 bytes a lock, the waiters in one process-wide table |
 //! | [`RonInline`] | a few hot, always-contended locks (no pool indirection on the handover path, 2176 bytes each) |
-//! | [`RonRw`] ([`RonRwLock`]) | read-mostly data: reads spread over cache lines per CPU group once they are contended, writers take turns along the route |
+//! | [`RonRw`] ([`RonRwLock`]) | read-mostly data: reads spread over a cache line per CPU once they are contended (and stay spread across writes), writers take turns along the route |
 //! | [`RonReentrantMutex`] | the holder must be able to lock again |
 //! | [`RonPlock`], [`Ron`] ([`RonPlockInline`]) | the RON paper's Algorithms 3 and 1, to compare with |
 //! | [`Cna`], [`CBoMcs`], [`Fsl`], [`Mcs`], [`Ticket`], [`Ttas`], [`Tas`] | the NUMA-aware, queue and test-and-set baselines, to compare with |
