@@ -46,8 +46,8 @@
 //! slot's line only (the grant CAS, the grantee's take CAS and its bank
 //! beside it: three transfers of the line with one waiter in the slot), no
 //! bitmap word (bits are cleared lazily, by an unlock that finds a marked
-//! slot empty) and no reference count: the block's count takes one read-modify-write per
-//! waiter's entry, one per [`BANK_MAX`](crate::ron_ticket::BANK_MAX)
+//! slot empty) and no reference count: the block's count takes one
+//! read-modify-write per waiter's entry, one per [`BANK_MAX`](crate::ron_ticket::BANK_MAX)
 //! grants to a slot, and one at the free. `NxtRonInline<S>`:
 //! `128 * (S + 1)` bytes.
 
@@ -63,8 +63,9 @@ use crate::token::PlaceToken;
 /// `trailing_zeros` per 64-slot word (O(1) for up to 64 slots, O(n/64)
 /// beyond) instead of reading every slot. An unlock with no waiters is
 /// one bitmap load and a store (once a scan has cleared the bits that
-/// its last waiters left set, [`slots`](crate::slots)). Protocol and state table:
-/// [`plock`](crate::plock); bitmap invariant: [`slots`](crate::slots).
+/// its last waiters left set, [`slots`](crate::slots)). Protocol and
+/// state table: [`plock`](crate::plock); bitmap invariant:
+/// [`slots`](crate::slots).
 ///
 /// * **Guarantees:** as [`RonPlock`](crate::RonPlock): mutual exclusion,
 ///   progress, and per-slot bounded waiting of `n - 1` other grants plus

@@ -23,9 +23,9 @@
 //!   with no write in between) it sets `BIAS`, and readers then count
 //!   themselves in their CPU's slot of the table instead of `rin`:
 //!   readers on different CPUs write different cache lines. A lock has
-//!   one slot per CPU of the route when it was first biased, at most 256
-//!   (route neighbours share a slot beyond that; see
-//!   [`crate::reader_table`]). A writer clears `BIAS` in the same
+//!   one slot per CPU of the route when it was first biased, at most
+//!   [`LOCK_SLOTS`](crate::reader_table::LOCK_SLOTS) (route neighbours
+//!   share a slot beyond that; see [`crate::reader_table`]). A writer clears `BIAS` in the same
 //!   CAS that sets `PRES` and waits for the lock's table slots to empty
 //!   (BRAVO's revocation), and gives the bias back in the RMW that ends
 //!   its phase (`REBIAS` remembers it): a read-mostly lock stays biased
@@ -44,10 +44,9 @@
 //! (while `PRES` is set: the writer phase revoked the bias and gives it
 //! back when it ends; the end adds `REBIAS - PRES`, carrying a set
 //! `REBIAS` into `BIAS`), bit 3 `BIAS` (readers may use the table), bits
-//! 8..16 `HOT` (unbiased:
-//! contended reads since the last write; biased: revocations in a row
-//! that found the table empty), bits 32..64 `rin` (readers counted in
-//! centrally, wrapping). `rout` (u32, wrapping). `id` (u32, 0 until first
+//! 8..16 `HOT` (unbiased: contended reads since the last write; biased:
+//! revocations in a row that found the table empty), bits 32..64 `rin`
+//! (readers counted in centrally, wrapping). `rout` (u32, wrapping). `id` (u32, 0 until first
 //! biased). Only the holder of `PRES` changes `REBIAS`, and `HOT` while
 //! biased.
 //!
@@ -96,10 +95,11 @@
 //! The CPU hint only picks a table slot; the guard keeps the slot, so a
 //! reader that migrates leaves the slot it entered. A wrong or out-of-range
 //! hint picks some slot of the lock (`route::slot_of`: modulo for a CPU
-//! off the route), which the writer scans anyway. Threads may outnumber CPUs: waiting is the default relax policy
-//! ([`DefaultRelax`]). The hint provider runs before a reader publishes
-//! anything; `RonRaw` unwinds cleanly when it panics in the writers'
-//! queue, and nothing else calls user code.
+//! off the route), which the writer scans anyway. Threads may outnumber
+//! CPUs: waiting is the default relax policy ([`DefaultRelax`]). The
+//! hint provider runs before a reader publishes anything; `RonRaw`
+//! unwinds cleanly when it panics in the writers' queue, and nothing else
+//! calls user code.
 //!
 //! ## lock_api 0.4
 //! With the `lock_api_04` feature `RonRw` implements 0.4's `RawRwLock`,

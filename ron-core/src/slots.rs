@@ -87,8 +87,7 @@
 //! ## Orderings no test can kill
 //! The `SeqCst` of the bitmap invariant (registration, the bit's load,
 //! set and clear, the re-checking count load, and the unlock's bitmap
-//! loads) survive
-//! ordering mutation (`.ci/mutants`): weakened to `Relaxed`, mutual
+//! loads) survive ordering mutation (`.ci/mutants`): weakened to `Relaxed`, mutual
 //! exclusion and progress still hold, since every data handover goes
 //! through the grant CAS (Release/Acquire) or the lock word and a waiter
 //! whose bit was lost still polls the lock word. What they buy is the

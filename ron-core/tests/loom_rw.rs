@@ -204,6 +204,8 @@ fn publication_race() {
             assert!(r.join().unwrap() <= 1);
             w.join().unwrap();
             assert_eq!(s.reader(0), 1);
+            // One revocation is one strike at most (`STRIKES` is 2 here).
+            assert!(s.lock.is_biased(), "the write did not give the bias back");
             assert!(!s.lock.is_held(), "lock left held (a table count stayed?)");
         },
     );
