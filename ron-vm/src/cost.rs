@@ -40,6 +40,11 @@ struct Line {
     excl_src: u16,
     /// Directory model: when the line's home can take the next request (ps).
     dir_free: u64,
+    /// Transfers of this line so far (a measurement: [`LineCost`]).
+    transfers: u64,
+    /// Time its requesters waited for those transfers so far (ps; a
+    /// measurement: [`LineCost`]).
+    wait_ps: u64,
 }
 
 impl Line {
@@ -52,6 +57,8 @@ impl Line {
             excl_until: 0,
             excl_src: NO_OWNER,
             dir_free: 0,
+            transfers: 0,
+            wait_ps: 0,
         }
     }
     #[inline]
@@ -103,6 +110,19 @@ pub struct CostStats {
     pub rmws: u64,
     /// Accesses that moved a line between CPUs (or fetched it cold).
     pub transfers: u64,
+}
+
+/// What one cache line cost so far: its transfers and how long their
+/// requesters waited for them (queueing behind earlier transfers of the
+/// line included). A measurement: reading it changes no cost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineCost {
+    /// The line's first byte.
+    pub addr: u64,
+    /// Transfers of the line (misses: moved between CPUs or fetched cold).
+    pub transfers: u64,
+    /// Time the requesters of those transfers waited (ps).
+    pub wait_ps: u64,
 }
 
 /// The state of every line the simulation touched.
@@ -178,6 +198,19 @@ impl Memory {
         (addr as u64) >> self.line_shift
     }
 
+    /// Every line moved so far, with its cost (unordered).
+    pub(crate) fn line_costs(&self) -> Vec<LineCost> {
+        self.lines
+            .iter()
+            .filter(|(_, l)| l.transfers > 0)
+            .map(|(&k, l)| LineCost {
+                addr: k << self.line_shift,
+                transfers: l.transfers,
+                wait_ps: l.wait_ps,
+            })
+            .collect()
+    }
+
     /// Phase 1 of `access` by `cpu` at time `now` (ps) to line `line`: a hit
     /// takes effect at once; a miss queues behind the transfers already
     /// asked for (`busy_until`) and takes effect when the line arrives,
@@ -227,6 +260,8 @@ impl Memory {
         let exec_at = start + xfer;
         l.busy_until = exec_at;
         l.next_src = cpu as u16;
+        l.transfers += 1;
+        l.wait_ps += exec_at - now;
         self.stats.transfers += 1;
         Reservation {
             start,
@@ -284,6 +319,8 @@ impl Memory {
             l.excl_until = exec_at;
             l.excl_src = cpu as u16;
         }
+        l.transfers += 1;
+        l.wait_ps += exec_at - now;
         self.stats.transfers += 1;
         Reservation {
             start,

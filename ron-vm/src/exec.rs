@@ -1033,6 +1033,13 @@ pub fn cost_stats() -> Option<CostStats> {
     with_fiber(|s, _| s.mem.stats.clone())
 }
 
+/// What every line moved so far in the running VM cost, up to the
+/// caller's virtual time (`None` outside a VM): a measurement, like
+/// [`cost_stats`], for a per-line breakdown of a lock's handover.
+pub fn line_costs() -> Option<Vec<crate::LineCost>> {
+    with_fiber(|s, _| s.mem.line_costs())
+}
+
 /// The calling virtual thread's clock in ps (0 outside a VM).
 pub fn now_ps() -> u64 {
     with_fiber(|s, me| s.clocks[me]).unwrap_or(0)

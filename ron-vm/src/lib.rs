@@ -143,11 +143,11 @@ mod sched;
 mod stacks;
 mod time;
 
-pub use cost::{Access, CostStats};
+pub use cost::{Access, CostStats, LineCost};
 pub use exec::{
     Pacing, Report, Vm, access, access_all, cost_stats, current_cpu, futex_wait, futex_wake, in_vm,
-    interleave, membarrier, now_ns, now_ps, on_load, on_rmw, on_store, park_looks, pause,
-    spin_while, thread_index, work, yield_now,
+    interleave, line_costs, membarrier, now_ns, now_ps, on_load, on_rmw, on_store, park_looks,
+    pause, spin_while, thread_index, work, yield_now,
 };
 pub use local::FiberLocal;
 pub use machine::{Costs, LineModel, MAX_CPUS, Machine, MachineError, ns_to_ps};

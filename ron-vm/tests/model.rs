@@ -287,6 +287,47 @@ fn a_panicking_virtual_thread_ends_the_run() {
     assert_eq!(vm.run().makespan_ns, 5.0);
 }
 
+/// `line_costs` splits the transfers by line: in a ping-pong on one flag
+/// every transfer is the flag's, and each waited for the line.
+#[test]
+fn line_costs_split_the_transfers_by_line() {
+    assert!(ron_vm::line_costs().is_none(), "outside a VM");
+    let mut vm = Vm::new(uniform(2, 40.0), Costs::default());
+    let flag = Arc::new(AtomicU32::new(0));
+    const ROUNDS: u32 = 100;
+    let out = Rc::new(Cell::new((0u64, 0u64, 0u64, 0u64)));
+    let (f, o) = (Arc::clone(&flag), Rc::clone(&out));
+    vm.spawn(0, move || {
+        for _ in 0..ROUNDS {
+            f.store(1, SeqCst);
+            while f.load(SeqCst) != 0 {}
+        }
+        let lines = ron_vm::line_costs().unwrap();
+        let total = ron_vm::cost_stats().unwrap().transfers;
+        let addr = Arc::as_ptr(&f) as u64;
+        let mine = lines
+            .iter()
+            .find(|l| l.addr <= addr && addr < l.addr + 64)
+            .unwrap();
+        o.set((total, mine.transfers, mine.wait_ps, lines.len() as u64));
+    });
+    let f = Arc::clone(&flag);
+    vm.spawn(1, move || {
+        for _ in 0..ROUNDS {
+            while f.load(SeqCst) != 1 {}
+            f.store(0, SeqCst);
+        }
+    });
+    vm.run();
+    let (total, flag_transfers, wait_ps, lines) = out.get();
+    assert_eq!(lines, 1, "one line moved");
+    assert_eq!(flag_transfers, total, "every transfer is the flag's");
+    assert!(
+        wait_ps >= flag_transfers * 40_000 / 2,
+        "{wait_ps} ps waited"
+    );
+}
+
 /// `cost_stats` is a free reading of what the model charged so far: in a
 /// ping-pong on one line the line moves to the other CPU twice per round
 /// trip (each side's look misses once; the store that follows finds the

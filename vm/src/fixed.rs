@@ -283,6 +283,13 @@ fn encode(s: &RunStats) -> Vec<u8> {
         w.push(n as u64);
         w.push(t.to_bits());
     }
+    w.push(s.lines.len() as u64);
+    for l in &s.lines {
+        w.extend([l.kind.code(), l.addr, l.transfers, l.wait_ps]);
+    }
+    for &(t, p) in &s.kind_totals {
+        w.extend([t, p]);
+    }
     let mut b = vec![0u8];
     for x in w {
         b.extend_from_slice(&x.to_le_bytes());
@@ -323,6 +330,21 @@ fn decode(b: &[u8]) -> Option<RunStats> {
     let cs_samples = (0..m)
         .map(|_| Some((next()? as u32, f(next()?))))
         .collect::<Option<Vec<_>>>()?;
+    let n = next()? as usize;
+    let lines = (0..n)
+        .map(|_| {
+            Some(crate::run_stats::LineShare {
+                kind: crate::run_stats::LineKind::from_code(next()?)?,
+                addr: next()?,
+                transfers: next()?,
+                wait_ps: next()?,
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let mut kind_totals = [(0, 0); 3];
+    for k in &mut kind_totals {
+        *k = (next()?, next()?);
+    }
     Some(RunStats {
         total,
         window_acquisitions,
@@ -340,6 +362,8 @@ fn decode(b: &[u8]) -> Option<RunStats> {
         memory,
         window_transfers,
         cs_samples,
+        lines,
+        kind_totals,
     })
 }
 
@@ -370,6 +394,13 @@ mod tests {
             },
             window_transfers: 6,
             cs_samples: vec![(2, 40.5), (0, 41.0)],
+            lines: vec![crate::run_stats::LineShare {
+                kind: crate::run_stats::LineKind::Other,
+                addr: 0x3d00_0000_0080,
+                transfers: 3,
+                wait_ps: 123_456,
+            }],
+            kind_totals: [(1, 2), (3, 4), (5, 6)],
         }
     }
 

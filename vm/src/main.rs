@@ -97,6 +97,15 @@ struct Args {
     /// handovers; a measurement of the model) as the last column.
     #[arg(long)]
     transfers: bool,
+    /// After the table, the cache lines that cost each run's measured
+    /// window most (up to 8, by the time their requesters waited), per
+    /// handover: transfers and ns waited, and whose line it is (`lock`:
+    /// the lock's own bytes; `data`: the critical section's lines;
+    /// `other`: a pool block, a shared table, a queue node). A measurement
+    /// of the model: which line transfers limit a handover. Table output
+    /// only.
+    #[arg(long)]
+    lines: bool,
     /// Run every look of a waiter (no suspension in `spin_while` or
     /// `park_looks`): the same results, slower; for comparing the host time.
     #[arg(long)]
@@ -166,6 +175,10 @@ fn real_main() -> Result<(), String> {
     if a.repeat == 0 {
         return Err("--repeat: must be at least 1, got 0".into());
     }
+    if a.lines && a.format != Format::Table {
+        return Err("--lines: needs --format table".into());
+    }
+    ron_vm_bench::workload::measure_lines(a.lines);
     if a.mlp == 0 || a.mlp > 64 {
         return Err(format!("--mlp: must be in 1..=64, got {}", a.mlp));
     }
@@ -214,6 +227,7 @@ fn real_main() -> Result<(), String> {
     // Only with `--transfers` (see `report`: nothing else may change the
     // process's allocations).
     let mut transfers = Vec::new();
+    let mut line_text = String::new();
     for &t in &threads {
         for &c in &ncs {
             for seed in a.seed..a.seed + a.repeat {
@@ -260,6 +274,9 @@ fn real_main() -> Result<(), String> {
                             wall: !a.no_wall,
                         };
                         rows.push(Row::new(&key, &s));
+                        if a.lines {
+                            line_text += &lines_section(&rows[rows.len() - 1], seed, &s);
+                        }
                         if a.transfers {
                             transfers.push(s.transfers_per_handover());
                         }
@@ -285,9 +302,46 @@ fn real_main() -> Result<(), String> {
     }
     // Results on stdout; a closed pipe (`| head`) ends the output quietly.
     let mut out = std::io::stdout().lock();
-    let text = render_with(&rows, a.format, a.transfers.then_some(&transfers[..]));
+    let mut text = render_with(&rows, a.format, a.transfers.then_some(&transfers[..]));
+    text += &line_text;
     match std::io::Write::write_all(&mut out, text.as_bytes()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("stdout: {e}")),
         _ => Ok(()),
     }
+}
+
+/// `--lines`: the costliest lines of one run, per handover of its window.
+fn lines_section(row: &Row, seed: u64, s: &ron_vm_bench::RunStats) -> String {
+    let per = s.handovers.max(1) as f64;
+    let mut out = format!(
+        "\nlines of {} {} {} threads {} nCS {} seed {}: {:.1} ns per handover, {:.2} transfers\n",
+        row.machine,
+        row.lock,
+        row.relax,
+        row.threads,
+        row.ncs_ns,
+        seed,
+        s.handover_ns,
+        s.transfers_per_handover()
+    );
+    out += "  line                 kind   transfers/ho  ns waited/ho\n";
+    for (kind, &(t, w)) in ["lock", "data", "other"].iter().zip(&s.kind_totals) {
+        out += &format!(
+            "  all {:<16} {:<5}  {:>12.2}  {:>12.1}\n",
+            "",
+            kind,
+            t as f64 / per,
+            w as f64 / 1000.0 / per
+        );
+    }
+    for l in &s.lines {
+        out += &format!(
+            "  {:#018x}   {:<5}  {:>12.2}  {:>12.1}\n",
+            l.addr,
+            l.kind.name(),
+            l.transfers as f64 / per,
+            l.wait_ps as f64 / 1000.0 / per
+        );
+    }
+    out
 }

@@ -42,6 +42,64 @@ pub struct RunStats {
     /// Per acquisition in the window: threads waiting when it was taken,
     /// and the time (ns) the critical section's data accesses took.
     pub cs_samples: Vec<(u32, f64)>,
+    /// With [`crate::workload::measure_lines`] on: the lines that cost the
+    /// window most, by the time their requesters waited (at most
+    /// [`LINES_KEPT`]); empty otherwise.
+    pub lines: Vec<LineShare>,
+    /// With [`crate::workload::measure_lines`] on: every line of the
+    /// window summed by kind (lock, data, other): transfers and the time
+    /// their requesters waited (ps); zeros otherwise.
+    pub kind_totals: [(u64, u64); 3],
+}
+
+/// Lines kept in [`RunStats::lines`].
+pub const LINES_KEPT: usize = 8;
+
+/// What one cache line cost a run's measured window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineShare {
+    /// Whose line it is.
+    pub kind: LineKind,
+    /// The line's first byte.
+    pub addr: u64,
+    /// Its transfers in the window.
+    pub transfers: u64,
+    /// Time their requesters waited (ps).
+    pub wait_ps: u64,
+}
+
+/// Whose line a [`LineShare`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineKind {
+    /// The lock itself (its own bytes).
+    Lock,
+    /// A data line of the critical section.
+    Data,
+    /// Anything else: a pool block, a shared table, a queue node.
+    Other,
+}
+
+impl LineKind {
+    /// The name printed.
+    pub fn name(self) -> &'static str {
+        match self {
+            LineKind::Lock => "lock",
+            LineKind::Data => "data",
+            LineKind::Other => "other",
+        }
+    }
+
+    /// As a number (encoding across the process boundary).
+    pub(crate) fn code(self) -> u64 {
+        self as u64
+    }
+
+    /// The inverse of [`code`](Self::code).
+    pub(crate) fn from_code(c: u64) -> Option<LineKind> {
+        [LineKind::Lock, LineKind::Data, LineKind::Other]
+            .get(c as usize)
+            .copied()
+    }
 }
 
 impl RunStats {

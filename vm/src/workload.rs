@@ -24,6 +24,7 @@ use ron_vm::{Costs, Vm};
 use crate::fixed::{Block, RunMemory, isolated};
 use crate::machine::VirtualMachine;
 pub use crate::run_stats::RunStats;
+use crate::run_stats::{LINES_KEPT, LineKind, LineShare};
 
 /// What the critical section does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -101,6 +102,64 @@ thread_local! {
     static WINDOW_TRANSFERS: [Cell<u64>; 4] = const {
         [Cell::new(0), Cell::new(0), Cell::new(0), Cell::new(0)]
     };
+    /// With [`measure_lines`] on: every line's cost at the window's first
+    /// and last release (`ron_vm::line_costs`).
+    static WINDOW_LINES: std::cell::RefCell<[Vec<ron_vm::LineCost>; 2]> =
+        const { std::cell::RefCell::new([Vec::new(), Vec::new()]) };
+}
+
+/// Whether runs measure what each cache line cost their window
+/// ([`RunStats::lines`]).
+static MEASURE_LINES: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Makes the runs of this process measure what each cache line cost their
+/// measured window ([`RunStats::lines`]: a per-line breakdown of the
+/// handover). Off by default: the snapshots allocate during the run.
+pub fn measure_lines(on: bool) {
+    MEASURE_LINES.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The lines of `at_end` that cost most since `at_start` (by the time
+/// their requesters waited), each with its kind: the lock's own bytes
+/// `lock`, a data line in `data`, or other; and every line's cost summed
+/// by kind.
+fn costliest_lines(
+    at_start: &[ron_vm::LineCost],
+    at_end: &[ron_vm::LineCost],
+    lock: std::ops::Range<u64>,
+    data: &[u64],
+) -> (Vec<LineShare>, [(u64, u64); 3]) {
+    let before: std::collections::HashMap<u64, (u64, u64)> = at_start
+        .iter()
+        .map(|c| (c.addr, (c.transfers, c.wait_ps)))
+        .collect();
+    let mut lines: Vec<LineShare> = at_end
+        .iter()
+        .filter_map(|c| {
+            let (t0, w0) = before.get(&c.addr).copied().unwrap_or((0, 0));
+            let transfers = c.transfers - t0;
+            (transfers > 0).then(|| LineShare {
+                kind: if lock.contains(&c.addr) {
+                    LineKind::Lock
+                } else if data.contains(&c.addr) {
+                    LineKind::Data
+                } else {
+                    LineKind::Other
+                },
+                addr: c.addr,
+                transfers,
+                wait_ps: c.wait_ps - w0,
+            })
+        })
+        .collect();
+    let mut totals = [(0, 0); 3];
+    for l in &lines {
+        let t = &mut totals[l.kind.code() as usize];
+        *t = (t.0 + l.transfers, t.1 + l.wait_ps);
+    }
+    lines.sort_by(|a, b| b.wait_ps.cmp(&a.wait_ps).then(a.addr.cmp(&b.addr)));
+    lines.truncate(LINES_KEPT);
+    (lines, totals)
 }
 
 /// The measured window of a run of `total` acquisitions by `threads`
@@ -157,6 +216,7 @@ fn run_here<R: RawMutex + 'static>(vm: &VirtualMachine, p: &Point) -> RunStats {
     // is dropped.
     let (lock, lines) = unsafe { (mem.lock(), mem.lines()) };
     let mut sim = Vm::new(vm.to_vm_machine(), p.costs.clone()).fixed_stacks(true);
+    let measure = MEASURE_LINES.load(std::sync::atomic::Ordering::Relaxed);
     let tree = Rc::new(RefCell::new(crate::kv::Tree::half_full(p.seed)));
     let lookup = match p.workload {
         Workload::Kv => 0.8,
@@ -223,6 +283,10 @@ fn run_here<R: RawMutex + 'static>(vm: &VirtualMachine, p: &Point) -> RunStats {
                     for i in 0..2 {
                         if done == w[i].get() + 1 {
                             w[2 + i].set(ron_vm::cost_stats().map_or(0, |c| c.transfers));
+                            if measure {
+                                let now = ron_vm::line_costs().unwrap_or_default();
+                                WINDOW_LINES.with(|l| l.borrow_mut()[i] = now);
+                            }
                         }
                     }
                 });
@@ -243,6 +307,17 @@ fn run_here<R: RawMutex + 'static>(vm: &VirtualMachine, p: &Point) -> RunStats {
     let (warm, end) = window(total as usize, threads);
     let (t0, t1) = (times[warm - 1].1, times[end - 1].1);
     let window_transfers = WINDOW_TRANSFERS.with(|w| w[3].get().saturating_sub(w[2].get()));
+    let (line_shares, kind_totals) = if measure {
+        let lock_at = lock as *const _ as u64;
+        let lock_bytes = lock_at..lock_at + size_of::<R>().max(1) as u64;
+        let data: Vec<u64> = lines.iter().map(|l| l as *const _ as u64).collect();
+        WINDOW_LINES.with(|l| {
+            let l = l.borrow();
+            costliest_lines(&l[0], &l[1], lock_bytes, &data)
+        })
+    } else {
+        (Vec::new(), [(0, 0); 3])
+    };
     let window_acquisitions = (end - warm) as u64;
     let window_ns = (t1 - t0) as f64 / 1000.0;
     let mut per_thread = vec![0u64; threads];
@@ -294,6 +369,8 @@ fn run_here<R: RawMutex + 'static>(vm: &VirtualMachine, p: &Point) -> RunStats {
         switches: report.switches,
         memory: report.stats,
         window_transfers,
+        lines: line_shares,
+        kind_totals,
     }
 }
 
