@@ -173,7 +173,7 @@ unsafe fn unmap(base: *mut u8, len: usize, mapped: bool) {
 /// its own). A panic in the child panics here with its message. Where
 /// there is no `fork` (or with `--cfg ron_coverage`, whose counters must
 /// count in this process) it runs `f` here.
-pub(crate) fn isolated(f: impl FnOnce() -> RunStats) -> RunStats {
+pub(crate) fn isolated<T: Wire>(f: impl FnOnce() -> T) -> T {
     #[cfg(all(unix, not(ron_coverage)))]
     {
         let mut fds = [0; 2];
@@ -243,7 +243,7 @@ pub(crate) fn isolated(f: impl FnOnce() -> RunStats) -> RunStats {
             }
         }
         match bytes.split_first() {
-            Some((0, rest)) => decode(rest).expect("a run's stats from its process"),
+            Some((0, rest)) => decode::<T>(rest).expect("a run's stats from its process"),
             Some((_, msg)) => panic!("{}", String::from_utf8_lossy(msg)),
             None => panic!("a run's process died without a result"),
         }
@@ -252,46 +252,20 @@ pub(crate) fn isolated(f: impl FnOnce() -> RunStats) -> RunStats {
     f()
 }
 
-/// `s` as bytes: 0, then its fields as little-endian words.
+/// What a run returns across the process boundary of [`isolated`]: its
+/// fields as 64-bit words, and back.
+pub(crate) trait Wire: Sized {
+    /// The fields, in order.
+    fn to_words(&self) -> Vec<u64>;
+    /// The inverse of [`to_words`](Self::to_words); `None` if the words run out.
+    fn from_words(next: &mut dyn FnMut() -> Option<u64>) -> Option<Self>;
+}
+
+/// `s` as bytes: 0, then its words little-endian.
 #[cfg(all(unix, not(ron_coverage)))]
-fn encode(s: &RunStats) -> Vec<u8> {
-    let mut w: Vec<u64> = vec![
-        s.total,
-        s.window_acquisitions,
-        s.window_ns.to_bits(),
-        s.mlocks_per_s.to_bits(),
-        s.handover_ns.to_bits(),
-        s.handover_p50_ns.to_bits(),
-        s.handovers,
-        s.latency_ns[0].to_bits(),
-        s.latency_ns[1].to_bits(),
-        s.latency_ns[2].to_bits(),
-        s.exclusion_ok as u64,
-        s.wall_s.to_bits(),
-        s.cpu_s.to_bits(),
-        s.switches,
-        s.memory.loads,
-        s.memory.stores,
-        s.memory.rmws,
-        s.memory.transfers,
-        s.window_transfers,
-        s.per_thread.len() as u64,
-    ];
-    w.extend_from_slice(&s.per_thread);
-    w.push(s.cs_samples.len() as u64);
-    for &(n, t) in &s.cs_samples {
-        w.push(n as u64);
-        w.push(t.to_bits());
-    }
-    w.push(s.lines.len() as u64);
-    for l in &s.lines {
-        w.extend([l.kind.code(), l.addr, l.transfers, l.wait_ps]);
-    }
-    for &(t, p) in &s.kind_totals {
-        w.extend([t, p]);
-    }
+fn encode<T: Wire>(s: &T) -> Vec<u8> {
     let mut b = vec![0u8];
-    for x in w {
+    for x in s.to_words() {
         b.extend_from_slice(&x.to_le_bytes());
     }
     b
@@ -299,72 +273,117 @@ fn encode(s: &RunStats) -> Vec<u8> {
 
 /// The inverse of [`encode`] (without its leading 0).
 #[cfg(all(unix, not(ron_coverage)))]
-fn decode(b: &[u8]) -> Option<RunStats> {
+fn decode<T: Wire>(b: &[u8]) -> Option<T> {
     let mut words = b
         .chunks_exact(8)
         .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")));
-    let mut next = || words.next();
-    let f = |x: u64| f64::from_bits(x);
-    let total = next()?;
-    let window_acquisitions = next()?;
-    let window_ns = f(next()?);
-    let mlocks_per_s = f(next()?);
-    let handover_ns = f(next()?);
-    let handover_p50_ns = f(next()?);
-    let handovers = next()?;
-    let latency_ns = [f(next()?), f(next()?), f(next()?)];
-    let exclusion_ok = next()? != 0;
-    let wall_s = f(next()?);
-    let cpu_s = f(next()?);
-    let switches = next()?;
-    let memory = ron_vm::CostStats {
-        loads: next()?,
-        stores: next()?,
-        rmws: next()?,
-        transfers: next()?,
-    };
-    let window_transfers = next()?;
-    let n = next()? as usize;
-    let per_thread = (0..n).map(|_| next()).collect::<Option<Vec<u64>>>()?;
-    let m = next()? as usize;
-    let cs_samples = (0..m)
-        .map(|_| Some((next()? as u32, f(next()?))))
-        .collect::<Option<Vec<_>>>()?;
-    let n = next()? as usize;
-    let lines = (0..n)
-        .map(|_| {
-            Some(crate::run_stats::LineShare {
-                kind: crate::run_stats::LineKind::from_code(next()?)?,
-                addr: next()?,
-                transfers: next()?,
-                wait_ps: next()?,
-            })
-        })
-        .collect::<Option<Vec<_>>>()?;
-    let mut kind_totals = [(0, 0); 3];
-    for k in &mut kind_totals {
-        *k = (next()?, next()?);
+    T::from_words(&mut || words.next())
+}
+
+impl Wire for RunStats {
+    fn to_words(&self) -> Vec<u64> {
+        let s = self;
+        let mut w: Vec<u64> = vec![
+            s.total,
+            s.window_acquisitions,
+            s.window_ns.to_bits(),
+            s.mlocks_per_s.to_bits(),
+            s.handover_ns.to_bits(),
+            s.handover_p50_ns.to_bits(),
+            s.handovers,
+            s.latency_ns[0].to_bits(),
+            s.latency_ns[1].to_bits(),
+            s.latency_ns[2].to_bits(),
+            s.exclusion_ok as u64,
+            s.wall_s.to_bits(),
+            s.cpu_s.to_bits(),
+            s.switches,
+            s.memory.loads,
+            s.memory.stores,
+            s.memory.rmws,
+            s.memory.transfers,
+            s.window_transfers,
+            s.per_thread.len() as u64,
+        ];
+        w.extend_from_slice(&s.per_thread);
+        w.push(s.cs_samples.len() as u64);
+        for &(n, t) in &s.cs_samples {
+            w.push(n as u64);
+            w.push(t.to_bits());
+        }
+        w.push(s.lines.len() as u64);
+        for l in &s.lines {
+            w.extend([l.kind.code(), l.addr, l.transfers, l.wait_ps]);
+        }
+        for &(t, p) in &s.kind_totals {
+            w.extend([t, p]);
+        }
+        w
     }
-    Some(RunStats {
-        total,
-        window_acquisitions,
-        window_ns,
-        mlocks_per_s,
-        handover_ns,
-        handover_p50_ns,
-        handovers,
-        latency_ns,
-        per_thread,
-        exclusion_ok,
-        wall_s,
-        cpu_s,
-        switches,
-        memory,
-        window_transfers,
-        cs_samples,
-        lines,
-        kind_totals,
-    })
+
+    fn from_words(next: &mut dyn FnMut() -> Option<u64>) -> Option<Self> {
+        let f = |x: u64| f64::from_bits(x);
+        let total = next()?;
+        let window_acquisitions = next()?;
+        let window_ns = f(next()?);
+        let mlocks_per_s = f(next()?);
+        let handover_ns = f(next()?);
+        let handover_p50_ns = f(next()?);
+        let handovers = next()?;
+        let latency_ns = [f(next()?), f(next()?), f(next()?)];
+        let exclusion_ok = next()? != 0;
+        let wall_s = f(next()?);
+        let cpu_s = f(next()?);
+        let switches = next()?;
+        let memory = ron_vm::CostStats {
+            loads: next()?,
+            stores: next()?,
+            rmws: next()?,
+            transfers: next()?,
+        };
+        let window_transfers = next()?;
+        let n = next()? as usize;
+        let per_thread = (0..n).map(|_| next()).collect::<Option<Vec<u64>>>()?;
+        let m = next()? as usize;
+        let cs_samples = (0..m)
+            .map(|_| Some((next()? as u32, f(next()?))))
+            .collect::<Option<Vec<_>>>()?;
+        let n = next()? as usize;
+        let lines = (0..n)
+            .map(|_| {
+                Some(crate::run_stats::LineShare {
+                    kind: crate::run_stats::LineKind::from_code(next()?)?,
+                    addr: next()?,
+                    transfers: next()?,
+                    wait_ps: next()?,
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let mut kind_totals = [(0, 0); 3];
+        for k in &mut kind_totals {
+            *k = (next()?, next()?);
+        }
+        Some(RunStats {
+            total,
+            window_acquisitions,
+            window_ns,
+            mlocks_per_s,
+            handover_ns,
+            handover_p50_ns,
+            handovers,
+            latency_ns,
+            per_thread,
+            exclusion_ok,
+            wall_s,
+            cpu_s,
+            switches,
+            memory,
+            window_transfers,
+            cs_samples,
+            lines,
+            kind_totals,
+        })
+    }
 }
 
 #[cfg(test)]
@@ -412,6 +431,6 @@ mod tests {
     #[test]
     #[should_panic(expected = "lost wake-up in the child")]
     fn a_panic_in_the_run_panics_here() {
-        isolated(|| panic!("lost wake-up in the child"));
+        isolated::<RunStats>(|| panic!("lost wake-up in the child"));
     }
 }

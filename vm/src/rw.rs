@@ -27,6 +27,7 @@ use lock_api::RawRwLock;
 use ron_stats::SplitMix64;
 use ron_vm::{Costs, Vm};
 
+use crate::fixed::{Block, RunMemory, Wire, isolated};
 use crate::machine::VirtualMachine;
 
 /// The reader-writer locks of `vm-rw`, in display order.
@@ -91,10 +92,6 @@ pub struct RwStats {
     pub switches: u64,
 }
 
-/// A value on its own 128-byte block (as in [`crate::workload`]).
-#[repr(align(128))]
-struct Block<T>(T);
-
 /// One finished operation: thread, write?, request, acquisition, release
 /// (ps), and the writer handover (ps) if it waited for a release.
 type Op = (usize, bool, u64, u64, u64, Option<u64>);
@@ -122,21 +119,34 @@ fn even(vals: &[u64]) -> bool {
     vals.windows(2).all(|w| w[0] == w[1])
 }
 
-/// Runs the reader-writer workload with lock `L` on `vm`.
+/// Runs the reader-writer workload with lock `L` on `vm`, in a process of
+/// its own with the lock and data lines at fixed addresses (as
+/// [`crate::workload::run`]): the same inputs give the same run whatever
+/// ran before in this process (ron-core's reader table and lock ids are
+/// process-wide).
 pub fn run_rw<L: RawRwLock + 'static>(vm: &VirtualMachine, p: &RwPoint) -> RwStats {
     assert!(p.cs_lines >= 1, "the reader-writer workload needs K >= 1");
     let _turn = crate::workload::one_run_at_a_time();
+    isolated(|| run_rw_here::<L>(vm, p))
+}
+
+/// [`run_rw`] in this process.
+fn run_rw_here<L: RawRwLock + 'static>(vm: &VirtualMachine, p: &RwPoint) -> RwStats {
     let wall = Instant::now();
     ron_core::route::install(&vm.route).expect("the route is a permutation of the matrix indices");
     ron_core::groups::install(&vm.groups.of_cpu).expect("group ids are checked when derived");
-    let mut sim = Vm::new(vm.to_vm_machine(), p.costs.clone());
-    let lock: Rc<Block<L>> = Rc::new(Block(L::INIT));
     let k = p.cs_lines;
-    let lines: Rc<Vec<Block<Cell<u64>>>> = Rc::new((0..k).map(|_| Block(Cell::new(0))).collect());
+    // Declared before the VM, so they outlive its fibers.
+    let mem = RunMemory::new(L::INIT, k);
+    // SAFETY: only the fibers of `sim` below use these, and `sim.run()`
+    // returns (or unwinds) only once every fiber is gone, before `mem` is
+    // dropped.
+    let (lock, lines) = unsafe { (mem.lock(), mem.lines()) };
+    let mut sim = Vm::new(vm.to_vm_machine(), p.costs.clone()).fixed_stacks(true);
     let shared = Rc::new(Shared::default());
     shared.ops.borrow_mut().reserve(p.ops as usize);
     for (t, &cpu) in p.cpus.iter().enumerate() {
-        let (lock, lines, sh) = (Rc::clone(&lock), Rc::clone(&lines), Rc::clone(&shared));
+        let sh = Rc::clone(&shared);
         let (ncs, total, skew, read_pct) = (p.ncs_ns, p.ops, p.start_skew_ns, p.read_pct);
         let mut rng = SplitMix64::new(p.seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ t as u64);
         sim.spawn(cpu, move || {
@@ -277,6 +287,68 @@ pub fn run_rw<L: RawRwLock + 'static>(vm: &VirtualMachine, p: &RwPoint) -> RwSta
         violations,
         wall_s: wall.elapsed().as_secs_f64(),
         switches: report.switches,
+    }
+}
+
+impl Wire for RwStats {
+    fn to_words(&self) -> Vec<u64> {
+        let mut w = vec![
+            self.window_ops,
+            self.window_ns.to_bits(),
+            self.mops_per_s.to_bits(),
+            self.reads,
+            self.writes,
+            self.writer_handover_ns.to_bits(),
+            self.writer_handovers,
+            self.writer_cs_ns.to_bits(),
+            self.reader_cs_ns.to_bits(),
+            self.acquire_ns[0].to_bits(),
+            self.acquire_ns[1].to_bits(),
+            self.exclusion_ok as u64,
+            self.violations,
+            self.wall_s.to_bits(),
+            self.switches,
+            self.per_thread.len() as u64,
+        ];
+        w.extend_from_slice(&self.per_thread);
+        w
+    }
+
+    fn from_words(next: &mut dyn FnMut() -> Option<u64>) -> Option<Self> {
+        let f = |x: u64| f64::from_bits(x);
+        let window_ops = next()?;
+        let window_ns = f(next()?);
+        let mops_per_s = f(next()?);
+        let reads = next()?;
+        let writes = next()?;
+        let writer_handover_ns = f(next()?);
+        let writer_handovers = next()?;
+        let writer_cs_ns = f(next()?);
+        let reader_cs_ns = f(next()?);
+        let acquire_ns = [f(next()?), f(next()?)];
+        let exclusion_ok = next()? != 0;
+        let violations = next()?;
+        let wall_s = f(next()?);
+        let switches = next()?;
+        let n = next()? as usize;
+        let per_thread = (0..n).map(|_| next()).collect::<Option<Vec<u64>>>()?;
+        Some(RwStats {
+            window_ops,
+            window_ns,
+            mops_per_s,
+            reads,
+            writes,
+            writer_handover_ns,
+            writer_handovers,
+            writer_cs_ns,
+            reader_cs_ns,
+            acquire_ns,
+            per_thread,
+            exclusion_ok,
+            violations,
+            wall_s,
+            switches,
+        })
     }
 }
 

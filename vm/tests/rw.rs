@@ -116,3 +116,49 @@ fn ron_rw_reads_spread_over_groups() {
     assert!(ron > 2.0 * one, "ron-rw {ron} vs one-counter {one}");
     assert!(one > ttas, "one-counter {one} vs ttas {ttas}");
 }
+
+/// `vm-rw` prints the same bytes in every process: each run has a process
+/// of its own with its lock and data lines at fixed addresses, so neither
+/// the runs before it nor the address-space layout (which differs from
+/// process to process) change it. Before, three invocations of this
+/// command printed three different tables. Skips without the recorded
+/// matrices.
+#[test]
+fn vm_rw_prints_the_same_bytes_in_every_process() {
+    let Some(dir) = ron_vm_bench::data_dir() else {
+        eprintln!(
+            "skipping: no recorded data (set RON_DATA_DIR to the directory holding latency/)"
+        );
+        return;
+    };
+    if !dir.join("latency/amd-epyc-7742-2s.csv").exists() {
+        eprintln!("skipping: amd-epyc-7742-2s.csv is absent");
+        return;
+    }
+    let run = || {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_vm-rw"))
+            .args([
+                "--data",
+                dir.to_str().unwrap(),
+                "--only",
+                "amd-epyc-7742-2s",
+            ])
+            .args(["--locks", "ron-rw", "--read-pct", "50", "--ncs", "0,1000"])
+            .args(["--threads", "8", "--ops", "5000", "--repeat", "1"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    let first = run();
+    for _ in 0..2 {
+        assert!(
+            first == run(),
+            "vm-rw printed other bytes in another process"
+        );
+    }
+}
