@@ -41,6 +41,13 @@
 //! * `phase_bound`: a writer writes twice; a reader that arrived during
 //!   the first writer phase must get in before the second (phase-fair:
 //!   at most one writer phase), which it checks by the value it reads.
+//! * `polite_waits`: two writers and a reader on an unbiased lock: a
+//!   reader or writer that arrives during a writer phase first looks
+//!   without counting in or queueing (`POLITE_LOOKS` is 1 under loom),
+//!   and enters at a look that finds the lock open (the reader through
+//!   the central count, the writer through the one-CAS path). A polite
+//!   reader that enters without counting in, or counts in with a Relaxed
+//!   RMW, makes this model fail.
 #![cfg(loom)]
 
 use std::sync::Mutex;
@@ -438,5 +445,34 @@ fn phase_bound() {
     assert!(
         n > 0,
         "phase_bound: the reader never arrived during a writer phase"
+    );
+}
+
+#[test]
+fn polite_waits() {
+    run(
+        "polite_waits",
+        2,
+        &[
+            "ron_rw.read_polite",
+            "ron_rw.read_polite_open",
+            "ron_rw.write_polite",
+        ],
+        || {
+            let s = Shared::new();
+            let w = {
+                let s = s.clone();
+                thread::spawn(move || s.writer())
+            };
+            let r = {
+                let s = s.clone();
+                thread::spawn(move || s.reader(0))
+            };
+            s.writer();
+            w.join().unwrap();
+            assert!(r.join().unwrap() <= 2);
+            assert_eq!(s.reader(0), 2);
+            assert!(!s.lock.is_held(), "lock left held");
+        },
     );
 }
