@@ -223,7 +223,7 @@ impl<F: Fn() -> bool> Wait<F> {
         true
     }
 
-    /// The pause before polite look `n` (from 0): `2^min(n,
+    /// The pause before polite try `n` (from 0): `2^min(n,
     /// POLITE_SHIFT)` relax steps, one while the CPU looks shared; `false`
     /// once the deadline has passed.
     #[inline]
@@ -255,19 +255,18 @@ fn never() -> bool {
     false
 }
 
-/// Looks of a polite wait (module docs, Guarantees): a reader or writer
-/// that arrives during a writer phase first looks this many times at
-/// most, with growing pauses between looks, without counting in or
-/// queueing, and enters at a look that finds the lock open to it; only
-/// then does it count in (or queue) and phase fairness apply.
+/// Tries of a writer's polite wait (module docs, Guarantees): a writer
+/// that finds another writer phase on, and no writer queued, retries the
+/// one-CAS path at most this many times, pausing between tries, before it
+/// queues.
 #[cfg(not(loom))]
-pub const POLITE_LOOKS: u32 = 16;
-/// Looks of a polite wait (1 under loom: the models reach a look that
-/// finds the lock open and one that does not).
+pub const POLITE_TRIES: u32 = 16;
+/// Tries of a writer's polite wait (1 under loom: the models reach a try
+/// that enters and one that queues after it).
 #[cfg(loom)]
-pub const POLITE_LOOKS: u32 = 1;
+pub const POLITE_TRIES: u32 = 1;
 
-/// The pause before polite look `n` (from 0) is `2^min(n, POLITE_SHIFT)`
+/// The pause before polite try `n` (from 0) is `2^min(n, POLITE_SHIFT)`
 /// relax steps, or one step while the CPU looks shared (a step then
 /// yields the CPU, which is pause enough).
 const POLITE_SHIFT: u32 = 9;
@@ -352,34 +351,6 @@ impl RonRw {
         }
         if s & (PRES | REBIAS) == PRES | REBIAS {
             return self.read_after_phase(s & PHASE, cpu, expired);
-        }
-        if s & PRES != 0 {
-            return self.read_polite(expired);
-        }
-        self.read_central(true, expired)
-    }
-
-    /// A reader that found a writer phase on (one that gives no bias
-    /// back): the polite wait. It looks at most [`POLITE_LOOKS`] times,
-    /// pausing between looks and counting in nowhere (writer phases may
-    /// begin and end meanwhile: a preempted waiter delays no writer), and
-    /// counts in centrally at the first look that finds no writer phase
-    /// on, or after the last look; the central path then waits for at most
-    /// the phase on at its count. `None` only if `expired()` said so
-    /// (nothing counted).
-    #[cold]
-    fn read_polite(&self, expired: impl Fn() -> bool) -> Option<ReadToken> {
-        crate::coverage::hit!("ron_rw.read_polite");
-        let mut wait = Wait::new(&expired);
-        for n in 0..POLITE_LOOKS {
-            if !wait.pause(n) {
-                return None;
-            }
-            // Relaxed: steers only (the central path acquires with its RMW).
-            if self.state.load(Ordering::Relaxed) & PRES == 0 {
-                crate::coverage::hit!("ron_rw.read_polite_open");
-                break;
-            }
         }
         self.read_central(true, expired)
     }
@@ -713,7 +684,7 @@ impl RonRw {
     /// Exclusive access when [`write`](Self::write)'s inline path does
     /// not apply: the one-CAS path (with a table to revoke); while it
     /// fails and no writer is queued, the polite wait (at most
-    /// [`POLITE_LOOKS`] more tries of it, pausing between them: the
+    /// [`POLITE_TRIES`] more tries of it, pausing between them: the
     /// lock's holder may keep it for several phases in a row instead of
     /// handing it to another CPU each time); then the writers' queue.
     #[cold]
@@ -723,7 +694,7 @@ impl RonRw {
             return;
         }
         let mut wait = Wait::new(never);
-        for n in 0..POLITE_LOOKS {
+        for n in 0..POLITE_TRIES {
             // A queued writer goes first: barging stops at the queue.
             if self.writers.is_held() {
                 break;

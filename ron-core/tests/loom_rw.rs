@@ -41,13 +41,11 @@
 //! * `phase_bound`: a writer writes twice; a reader that arrived during
 //!   the first writer phase must get in before the second (phase-fair:
 //!   at most one writer phase), which it checks by the value it reads.
-//! * `polite_waits`: two writers and a reader on an unbiased lock: a
-//!   reader or writer that arrives during a writer phase first looks
-//!   without counting in or queueing (`POLITE_LOOKS` is 1 under loom),
-//!   and enters at a look that finds the lock open (the reader through
-//!   the central count, the writer through the one-CAS path). A polite
-//!   reader that enters without counting in, or counts in with a Relaxed
-//!   RMW, makes this model fail.
+//! * `polite_writer`: two writers and a reader: a writer that finds the
+//!   other's phase on, with no writer queued, retries the one-CAS path
+//!   (`POLITE_TRIES` is 1 under loom) before it queues, and enters at a
+//!   try that finds the lock free. Weakening both the load and the CAS of
+//!   that path to Relaxed makes this model fail.
 #![cfg(loom)]
 
 use std::sync::Mutex;
@@ -449,14 +447,14 @@ fn phase_bound() {
 }
 
 #[test]
-fn polite_waits() {
+fn polite_writer() {
     run(
-        "polite_waits",
+        "polite_writer",
         2,
         &[
-            "ron_rw.read_polite",
-            "ron_rw.read_polite_open",
             "ron_rw.write_polite",
+            "ron_rw.write_queued",
+            "ron_rw.read_waits_phase",
         ],
         || {
             let s = Shared::new();
