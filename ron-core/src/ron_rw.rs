@@ -13,10 +13,15 @@
 //!   set waits until the word's (`PRES`, `PHID`) pair changes: the end of
 //!   *that* writer's phase.
 //! * **The writers' queue** (`writers`, a [`RonRaw`], 8 bytes): a writer
-//!   that cannot set `PRES` at once queues on it, so contending writers
-//!   take turns in the order of RON's route handover; the queue's holder
-//!   sets `PRES` as soon as the current phase ends, then leaves the queue
-//!   to the next writer before it waits for readers.
+//!   that cannot set `PRES` at once first waits politely while no writer
+//!   is queued: it retries the one-CAS path up to [`POLITE_TRIES`] times
+//!   with growing pauses, queueing nowhere, so the CPU that holds the lock
+//!   may take it again for its next write instead of handing it over
+//!   (bounded barging, as in parking_lot's eventual fairness, but counted
+//!   in tries). Then it queues, so contending writers take turns in the
+//!   order of RON's route handover; the queue's holder sets `PRES` as soon
+//!   as the current phase ends, then leaves the queue to the next writer
+//!   before it waits for readers.
 //! * **The visible-readers table** ([`crate::reader_table`],
 //!   process-wide, plus a 4-byte table id per lock): once a lock's reads
 //!   are contended (`HOT_MAX` reads that found another reader inside,
@@ -56,7 +61,7 @@
 //! | `!PRES`, readers in | readers; a writer sets `PRES` and drains |
 //! | `PRES`, `rout != rin` at its CAS, or table slots occupied | nobody new: the writer waits for the readers counted before it; arriving readers count in and wait for the phase to end (with `REBIAS`: wait for its end without counting in) |
 //! | `PRES`, drained | the writer (exclusive) |
-//! | the writer unlocks (`PRES` cleared, `BIAS` back if `REBIAS`) | the readers that arrived during its phase, at once; the next queued writer sets `PRES` after them |
+//! | the writer unlocks (`PRES` cleared, `BIAS` back if `REBIAS`) | the readers that arrived during its phase, at once; the next queued writer sets `PRES` after them; with no writer queued, a writer waiting politely (or any new one) may set it first |
 //!
 //! ## Guarantees
 //! Mutual exclusion between a writer and anyone else; any number of
@@ -67,10 +72,16 @@
 //! begun when it ends, the reader counts in centrally and waits for that
 //! one); a writer, once it has set `PRES`, waits only for the
 //! readers that arrived before it, and new readers cannot delay it. Before
-//! that, a writer waits for the writers ahead of it in the queue (route
+//! that, a writer that found a writer phase on and no writer queued
+//! waits politely: at most [`POLITE_TRIES`] (16) more tries of the one-CAS
+//! path, pausing `2^min(n, 9)` relax steps before try `n` (one step while
+//! its CPU looks shared), during which other writers may overtake it
+//! (barging, never past a queued writer); then, as any writer that found
+//! one queued, it waits for the writers ahead of it in the queue (route
 //! order, `RonRaw`'s progress guarantee: no strict bound) and for the
-//! current phase. An upgradable reader holds the writers' queue and a
-//! central read.
+//! current phase. Readers are not polite: a reader's bound above holds
+//! whatever writers do. An upgradable reader holds the writers' queue and
+//! a central read.
 //!
 //! ## The publication race (table readers against a revoking writer)
 //! A table reader: slot RMW (`fetch_add`, or the CAS that claims an idle
