@@ -73,7 +73,7 @@
 //! begun when it ends, the reader counts in centrally and waits for that
 //! one); a writer, once it has set `PRES`, waits only for the
 //! readers that arrived before it, and new readers cannot delay it. Before
-//! that, a writer that found a writer phase on and no writer queued
+//! that, an untimed writer that found a writer phase on and no writer queued
 //! waits politely: at most [`POLITE_TRIES`] (8) more tries of the one-CAS
 //! path, pausing before each (a timed yield before the first; then one
 //! yield each if that one ran another thread, else `2^min(n, 9)` relax
