@@ -13,10 +13,16 @@
 //!   set waits until the word's (`PRES`, `PHID`) pair changes: the end of
 //!   *that* writer's phase.
 //! * **The writers' queue** (`writers`, a [`RonRaw`], 8 bytes): a writer
-//!   that cannot set `PRES` at once queues on it, so contending writers
-//!   take turns in the order of RON's route handover; the queue's holder
-//!   sets `PRES` as soon as the current phase ends, then leaves the queue
-//!   to the next writer before it waits for readers.
+//!   that cannot set `PRES` at once first waits politely while no writer
+//!   is queued: it retries the one-CAS path up to [`POLITE_TRIES`] times,
+//!   pausing before each (yielding its CPU where it is shared), queueing
+//!   nowhere, so the CPU that holds the lock may take it again for its
+//!   next write instead of handing it over (bounded barging, as in
+//!   parking_lot's eventual fairness, but counted in tries). Then it
+//!   queues, so contending writers take turns in the
+//!   order of RON's route handover; the queue's holder sets `PRES` as soon
+//!   as the current phase ends, then leaves the queue to the next writer
+//!   before it waits for readers.
 //! * **The visible-readers table** ([`crate::reader_table`],
 //!   process-wide, plus a 4-byte table id per lock): once a lock's reads
 //!   are contended (`HOT_MAX` reads that found another reader inside,
@@ -56,7 +62,7 @@
 //! | `!PRES`, readers in | readers; a writer sets `PRES` and drains |
 //! | `PRES`, `rout != rin` at its CAS, or table slots occupied | nobody new: the writer waits for the readers counted before it; arriving readers count in and wait for the phase to end (with `REBIAS`: wait for its end without counting in) |
 //! | `PRES`, drained | the writer (exclusive) |
-//! | the writer unlocks (`PRES` cleared, `BIAS` back if `REBIAS`) | the readers that arrived during its phase, at once; the next queued writer sets `PRES` after them |
+//! | the writer unlocks (`PRES` cleared, `BIAS` back if `REBIAS`) | the readers that arrived during its phase, at once; the next queued writer sets `PRES` after them; with no writer queued, a writer waiting politely (or any new one) may set it first |
 //!
 //! ## Guarantees
 //! Mutual exclusion between a writer and anyone else; any number of
@@ -67,10 +73,17 @@
 //! begun when it ends, the reader counts in centrally and waits for that
 //! one); a writer, once it has set `PRES`, waits only for the
 //! readers that arrived before it, and new readers cannot delay it. Before
-//! that, a writer waits for the writers ahead of it in the queue (route
+//! that, an untimed writer that found a writer phase on and no writer queued
+//! waits politely: at most [`POLITE_TRIES`] (8) more tries of the one-CAS
+//! path, pausing before each (a timed yield before the first; then one
+//! yield each if that one ran another thread, else `2^min(n, 9)` relax
+//! steps before try `n`), during which other writers may overtake it
+//! (barging, never past a queued writer); then, as any writer that found
+//! one queued, it waits for the writers ahead of it in the queue (route
 //! order, `RonRaw`'s progress guarantee: no strict bound) and for the
-//! current phase. An upgradable reader holds the writers' queue and a
-//! central read.
+//! current phase. Readers are not polite: a reader's bound above holds
+//! whatever writers do. An upgradable reader holds the writers' queue and
+//! a central read.
 //!
 //! ## The publication race (table readers against a revoking writer)
 //! A table reader: slot RMW (`fetch_add`, or the CAS that claims an idle
@@ -226,6 +239,55 @@ impl<F: Fn() -> bool> Wait<F> {
 
 fn never() -> bool {
     false
+}
+
+/// Tries of a writer's polite wait (module docs, Guarantees): a writer
+/// that finds another writer phase on, and no writer queued, retries the
+/// one-CAS path at most this many times, pausing before each try, before
+/// it queues.
+#[cfg(not(loom))]
+pub const POLITE_TRIES: u32 = 8;
+/// Tries of a writer's polite wait (1 under loom: the models reach a try
+/// that enters and one that queues after it).
+#[cfg(loom)]
+pub const POLITE_TRIES: u32 = 1;
+
+/// On a CPU of its own, the pause before polite try `n >= 1` is
+/// `2^min(n, POLITE_SHIFT)` relax steps.
+const POLITE_SHIFT: u32 = 9;
+
+/// The first pause of a polite wait: one yield, timed. `true` if it ran
+/// another thread (it took [`FAST_YIELD_NS`](crate::relax::FAST_YIELD_NS)
+/// or more): the CPU is shared, and the later pauses yield too (a thread
+/// that gives its CPU away lets the lock's holder run on; a spinning one
+/// may be what keeps it off). Without `std`, and under loom and shuttle,
+/// one relax step and `false`.
+#[cfg(all(feature = "std", not(loom), not(shuttle)))]
+fn polite_first_pause() -> bool {
+    let t = crate::sync::Instant::now();
+    crate::sync::yield_now();
+    crate::sync::Instant::now()
+        .saturating_duration_since(t)
+        .as_nanos()
+        >= u128::from(crate::relax::FAST_YIELD_NS)
+}
+
+/// The first pause of a polite wait (see the `std` version): one relax
+/// step, and the CPU taken for the waiter's own.
+#[cfg(not(all(feature = "std", not(loom), not(shuttle))))]
+fn polite_first_pause() -> bool {
+    DefaultRelax::default().relax();
+    false
+}
+
+/// A later pause of a polite wait on a shared CPU: one yield (a relax
+/// step where there is no `yield`).
+#[inline]
+fn polite_yield() {
+    #[cfg(all(feature = "std", not(loom), not(shuttle)))]
+    crate::sync::yield_now();
+    #[cfg(not(all(feature = "std", not(loom), not(shuttle))))]
+    DefaultRelax::default().relax();
 }
 
 impl RonRw {
@@ -639,15 +701,40 @@ impl RonRw {
     }
 
     /// Exclusive access when [`write`](Self::write)'s inline path does
-    /// not apply: the one-CAS path with a table to revoke, else the
-    /// writers' queue.
+    /// not apply: the one-CAS path (with a table to revoke); while it
+    /// fails and no writer is queued, the polite wait (at most
+    /// [`POLITE_TRIES`] more tries of it, pausing before each: the lock's
+    /// holder may keep it for several phases in a row instead of handing
+    /// it to another CPU each time); then the writers' queue.
     #[cold]
     #[inline(never)]
     fn write_contended(&self) {
-        if !self.write_fast() {
-            let token = self.writers.acquire();
-            let _ = self.write_queued(token, never);
+        if self.write_fast() {
+            return;
         }
+        let mut wait = Wait::new(never);
+        let mut shared = false;
+        for n in 0..POLITE_TRIES {
+            // A queued writer goes first: barging stops at the queue.
+            if self.writers.is_held() {
+                break;
+            }
+            if n == 0 {
+                shared = polite_first_pause();
+            } else if shared {
+                polite_yield();
+            } else {
+                for _ in 0..1u32 << n.min(POLITE_SHIFT) {
+                    let _ = wait.step();
+                }
+            }
+            if self.write_fast() {
+                crate::coverage::hit!("ron_rw.write_polite");
+                return;
+            }
+        }
+        let token = self.writers.acquire();
+        let _ = self.write_queued(token, never);
     }
 
     /// Exclusive access without waiting for anyone but readers that are
