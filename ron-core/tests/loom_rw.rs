@@ -32,6 +32,9 @@
 //! * `upgradable_unlock_then_writer`: an upgradable reader that unlocks
 //!   without upgrading (queue first, its read counted out last) and a
 //!   writer: weakening the count's `Release` makes this model fail.
+//! * `upgrade_against_writer`: an upgradable reader that upgrades and a
+//!   writer, which must not set its flag under the upgradable holder
+//!   (the fast path's look at the writers' queue).
 //! * `shared_slot`: two biased locks whose readers of group 0 share one
 //!   table slot (the loom table maps every lock there): a reader of one
 //!   claims the slot or joins it, a reader of the other finds it busy,
@@ -363,6 +366,40 @@ fn upgradable_unlock_then_writer() {
             s.writer();
             assert!(u.join().unwrap() <= 1);
             assert_eq!(s.reader(0), 1);
+            assert!(!s.lock.is_held(), "lock left held");
+        },
+    );
+}
+
+/// An upgradable reader that upgrades, and a writer: the writer must not
+/// set its flag under the upgradable holder. Its fast path checks the
+/// writers' queue, which the upgradable reader holds
+/// (`ron_rw.write_queued`: the writer goes through the queue); without
+/// that check the two write at once (loom: concurrent writes to the
+/// cell).
+#[test]
+fn upgrade_against_writer() {
+    run(
+        "upgrade_against_writer",
+        2,
+        &["ron_rw.upgrade", "ron_rw.write_queued"],
+        || {
+            let s = Shared::new();
+            let u = {
+                let s = s.clone();
+                thread::spawn(move || {
+                    let t = s.lock.read_upgradable();
+                    // SAFETY: held with `t`.
+                    unsafe { s.lock.upgrade(t) };
+                    // SAFETY: exclusive access held.
+                    s.cell.with_mut(|p| unsafe { *p += 1 });
+                    // SAFETY: exclusive access held (taken above).
+                    unsafe { s.lock.unwrite() };
+                })
+            };
+            s.writer();
+            u.join().unwrap();
+            assert_eq!(s.reader(0), 2);
             assert!(!s.lock.is_held(), "lock left held");
         },
     );
