@@ -19,7 +19,7 @@ OUT=$ROOT/docs/vm-lines.md
 cd "$VM"
 cargo build --release --bin ron-vm-bench
 tmp=$(mktemp)
-trap 'rm -f "$tmp"' EXIT
+trap 'rm -f "$tmp" "$tmp.out"' EXIT
 {
   echo "# Where a handover's time goes, line by line (ron-vm)"
   echo

@@ -186,6 +186,19 @@ impl Relax for SpinThenYield {
 /// waiter's CPU is its own ([`SpinWhileAlone`]).
 pub const FAST_YIELD_NS: u64 = 2_000;
 
+/// One `sched_yield`, timed: when it returned, and whether it ran another
+/// thread (it took [`FAST_YIELD_NS`] or more: the CPU is shared). The
+/// signal of [`SpinWhileAlone`] and of `RonRw`'s polite writers.
+#[cfg(all(feature = "std", not(any(loom, shuttle))))]
+#[inline]
+pub(crate) fn timed_yield() -> (crate::sync::Instant, bool) {
+    let t = crate::sync::Instant::now();
+    crate::sync::yield_now();
+    let now = crate::sync::Instant::now();
+    let shared = now.saturating_duration_since(t).as_nanos() >= u128::from(FAST_YIELD_NS);
+    (now, shared)
+}
+
 /// [`SpinWhileAlone`] asks again after this long (ns) of spinning on a CPU
 /// it found its own: about a time slice, so a spinner that was preempted
 /// (its CPU became shared) asks on its first look back. (Under the VM a
@@ -252,18 +265,14 @@ impl SpinWhileAlone {
         matches!(self.verdict, Verdict::Shared)
     }
 
-    /// One `sched_yield`, timed: `Own(now)` if it returned within
-    /// [`FAST_YIELD_NS`] (no other thread ran), else `Shared`.
+    /// One `sched_yield`, timed ([`timed_yield`]): `Own(now)` if no other
+    /// thread ran, else `Shared`.
     #[cfg(not(any(loom, shuttle)))]
     #[inline]
     fn ask() -> Verdict {
-        let t = crate::sync::Instant::now();
-        crate::sync::yield_now();
-        let now = crate::sync::Instant::now();
-        if now.saturating_duration_since(t).as_nanos() < u128::from(FAST_YIELD_NS) {
-            Verdict::Own(now)
-        } else {
-            Verdict::Shared
+        match timed_yield() {
+            (now, false) => Verdict::Own(now),
+            (_, true) => Verdict::Shared,
         }
     }
 }

@@ -74,7 +74,7 @@
 //! one); a writer, once it has set `PRES`, waits only for the
 //! readers that arrived before it, and new readers cannot delay it. Before
 //! that, an untimed writer that found a writer phase on and no writer queued
-//! waits politely: at most [`POLITE_TRIES`] (8) more tries of the one-CAS
+//! waits politely: at most [`POLITE_TRIES`] more tries of the one-CAS
 //! path, pausing before each (a timed yield before the first; then one
 //! yield each if that one ran another thread, else `2^min(n, 9)` relax
 //! steps before try `n`), during which other writers may overtake it
@@ -256,20 +256,15 @@ pub const POLITE_TRIES: u32 = 1;
 /// `2^min(n, POLITE_SHIFT)` relax steps.
 const POLITE_SHIFT: u32 = 9;
 
-/// The first pause of a polite wait: one yield, timed. `true` if it ran
-/// another thread (it took [`FAST_YIELD_NS`](crate::relax::FAST_YIELD_NS)
-/// or more): the CPU is shared, and the later pauses yield too (a thread
-/// that gives its CPU away lets the lock's holder run on; a spinning one
-/// may be what keeps it off). Without `std`, and under loom and shuttle,
-/// one relax step and `false`.
+/// The first pause of a polite wait: one yield, timed
+/// (`relax::timed_yield`). `true` if it ran another thread: the CPU is
+/// shared, and the later pauses yield too (a thread that gives its CPU
+/// away lets the lock's holder run on; a spinning one may be what keeps
+/// it off). Without `std`, and under loom and shuttle, one relax step and
+/// `false`.
 #[cfg(all(feature = "std", not(loom), not(shuttle)))]
 fn polite_first_pause() -> bool {
-    let t = crate::sync::Instant::now();
-    crate::sync::yield_now();
-    crate::sync::Instant::now()
-        .saturating_duration_since(t)
-        .as_nanos()
-        >= u128::from(crate::relax::FAST_YIELD_NS)
+    crate::relax::timed_yield().1
 }
 
 /// The first pause of a polite wait (see the `std` version): one relax

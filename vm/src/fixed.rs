@@ -254,6 +254,8 @@ pub(crate) fn isolated<T: Wire>(f: impl FnOnce() -> T) -> T {
 
 /// What a run returns across the process boundary of [`isolated`]: its
 /// fields as 64-bit words, and back.
+// Used only where runs cross a process boundary (`isolated`'s `fork`).
+#[cfg_attr(not(all(unix, not(ron_coverage))), allow(dead_code))]
 pub(crate) trait Wire: Sized {
     /// The fields, in order.
     fn to_words(&self) -> Vec<u64>;

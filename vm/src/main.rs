@@ -98,7 +98,7 @@ struct Args {
     #[arg(long)]
     transfers: bool,
     /// After the table, the cache lines that cost each run's measured
-    /// window most (up to 8, by the time their requesters waited), per
+    /// window most (by the time their requesters waited), per
     /// handover: transfers and ns waited, and whose line it is (`lock`:
     /// the lock's own bytes; `data`: the critical section's lines;
     /// `other`: a pool block, a shared table, a queue node). A measurement

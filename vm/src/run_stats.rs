@@ -95,6 +95,7 @@ impl LineKind {
     }
 
     /// The inverse of [`code`](Self::code).
+    #[cfg_attr(not(all(unix, not(ron_coverage))), allow(dead_code))]
     pub(crate) fn from_code(c: u64) -> Option<LineKind> {
         [LineKind::Lock, LineKind::Data, LineKind::Other]
             .get(c as usize)
