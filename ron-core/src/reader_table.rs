@@ -32,7 +32,8 @@
 //!   share of the route, so CPUs that share a slot are route neighbours;
 //!   any `c` is safe), and a writer that revokes the bias checks all of
 //!   them: on a 2-CPU machine a revocation loads 2 lines, on 256 CPUs
-//!   256. The table holds 16 locks of 256 slots side by side; the slots
+//!   256, prefetched first so that their misses overlap (a scan's loads
+//!   are independent). The table holds 16 locks of 256 slots side by side; the slots
 //!   of more locks overlap, and a reader that finds its slot busy with
 //!   another lock's readers counts in centrally (correct, only slower).
 //! * Ids are handed out once per lock (the first time it is biased) and
@@ -158,7 +159,15 @@ impl ReaderTable {
     /// `false` happens after every counted reader's `leave`).
     #[inline]
     pub(crate) fn occupied(&self, id: u32) -> bool {
+        self.prefetch(id);
         (0..slots_of(id)).any(|g| self.busy(id, g))
+    }
+
+    /// Prefetches the lines of lock `id`'s slots before a scan of them:
+    /// the scan's loads are independent, so their misses may overlap.
+    #[inline]
+    fn prefetch(&self, id: u32) {
+        crate::sync::prefetch_lines((0..slots_of(id)).map(|g| &*self.slots[Self::index(id, g)]));
     }
 
     /// Waits until the readers of lock `id` counted before the caller's
@@ -172,6 +181,7 @@ impl ReaderTable {
     /// was busy.
     pub(crate) fn wait_empty(&self, id: u32, mut step: impl FnMut() -> bool) -> Option<bool> {
         let mut found = false;
+        self.prefetch(id);
         for g in 0..slots_of(id) {
             while self.busy(id, g) {
                 found = true;

@@ -35,8 +35,9 @@
 //!   CAS that sets `PRES` and waits for the lock's table slots to empty
 //!   (BRAVO's revocation), and gives the bias back in the RMW that ends
 //!   its phase (`REBIAS` remembers it): a read-mostly lock stays biased
-//!   across its writes. Readers that arrive during such a phase wait for
-//!   its end writing nothing, then take the table. The bias lapses when
+//!   across its writes. Readers that arrive during such a phase, or back
+//!   off from the table when it begins, wait for its end writing nothing,
+//!   then take the table. The bias lapses when
 //!   [`STRIKES`] revocations in a row found no reader in the table (it
 //!   did not pay for them); reads then earn it back.
 //!
@@ -71,7 +72,8 @@
 //! and waits for it), or two when that phase gives a bias back (the
 //! reader waits for it without counting in; if the next writer phase has
 //! begun when it ends, the reader counts in centrally and waits for that
-//! one); a writer, once it has set `PRES`, waits only for the
+//! one; a table reader that backs off because a phase began as it entered
+//! counts that phase as the one it saw); a writer, once it has set `PRES`, waits only for the
 //! readers that arrived before it, and new readers cannot delay it. Before
 //! that, an untimed writer that found a writer phase on and no writer queued
 //! waits politely: at most [`POLITE_TRIES`] more tries of the one-CAS
@@ -357,11 +359,16 @@ impl RonRw {
         expired: impl Fn() -> bool,
     ) -> Option<ReadToken> {
         // Relaxed: steers only; the table path validates after its fence.
-        let s = self.state.load(Ordering::Relaxed);
-        if s & (BIAS | PRES) == BIAS
-            && let Some(t) = self.read_table(cpu())
-        {
-            return Some(t);
+        let mut s = self.state.load(Ordering::Relaxed);
+        if s & (BIAS | PRES) == BIAS {
+            if let Some(t) = self.read_table(cpu()) {
+                return Some(t);
+            }
+            // Backed off (or no slot): a writer phase that revoked the
+            // bias is waited for writing nothing, as by a reader that
+            // found it on. Relaxed: as above.
+            s = self.state.load(Ordering::Relaxed);
+            crate::coverage::hit!("ron_rw.read_table_missed");
         }
         if s & (PRES | REBIAS) == PRES | REBIAS {
             return self.read_after_phase(s & PHASE, cpu, expired);

@@ -95,6 +95,45 @@ pub(crate) fn vm_addr<T>(atomic: &T) -> usize {
     core::ptr::from_ref(atomic) as usize
 }
 
+/// Announces loads of the cache lines of `atomics`, which the caller is
+/// about to make and whose addresses do not depend on each other's values
+/// (a scan): a software prefetch of each line (`prefetcht0` on x86_64;
+/// nothing elsewhere, and nothing under loom or shuttle), so their misses
+/// overlap instead of following one another. Under the VM the loads are
+/// issued together (`ron_vm::access_all`: up to its outstanding-miss
+/// limit at once), as a core's prefetches are; the caller's loads after
+/// it are then priced as the hits or misses they are.
+#[inline]
+#[allow(unused_variables)]
+pub(crate) fn prefetch_lines<'a, T: 'a>(atomics: impl Iterator<Item = &'a T>) {
+    #[cfg(all(ron_vm, not(loom), not(shuttle)))]
+    {
+        let mut addrs = [0usize; 64];
+        let mut n = 0;
+        for a in atomics {
+            addrs[n] = vm_addr(a);
+            n += 1;
+            if n == addrs.len() {
+                ron_vm::access_all(&addrs, ron_vm::Access::Load);
+                n = 0;
+            }
+        }
+        if n > 0 {
+            ron_vm::access_all(&addrs[..n], ron_vm::Access::Load);
+        }
+    }
+    #[cfg(all(target_arch = "x86_64", not(any(loom, shuttle, ron_vm, miri))))]
+    for a in atomics {
+        // SAFETY: a prefetch is a hint that never faults nor changes memory
+        // (any address is allowed); `a` is a live reference besides.
+        unsafe {
+            core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
+                core::ptr::from_ref(a).cast::<i8>(),
+            );
+        }
+    }
+}
+
 /// Declares a constructor that is `const` normally and non-const under loom.
 macro_rules! const_fn_unless_loom {
     ($(#[$m:meta])* $vis:vis fn $name:ident() -> $ret:ty $body:block) => {

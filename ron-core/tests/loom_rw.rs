@@ -15,8 +15,12 @@
 //!   and set `PRES` in turn.
 //! * `publication_race`: a biased lock, two readers in the visible-readers
 //!   table (groups 0 and 1) and a writer revoking: the reader-side and
-//!   writer-side `SeqCst` fences decide who backs off. Deleting the
+//!   writer-side `SeqCst` fences decide who backs off (a reader that
+//!   backs off waits for the writer's phase reading only). Deleting the
 //!   reader's fence makes this model fail.
+//! * `joiner_and_writer`: as `publication_race`, with both readers in
+//!   one slot: the first claims it, the second joins the claim while the
+//!   writer revokes.
 //! * `rebias_after_write`: a writer, then a thread that biases the lock
 //!   again, then a reader through the table: the reader's Acquire load of
 //!   the word must see the writer's data through the biasing RMW (weakening
@@ -189,6 +193,8 @@ fn publication_race() {
             "ron_rw.biased",
             "ron_rw.read_table",
             "ron_rw.read_table_backoff",
+            "ron_rw.read_table_missed",
+            "ron_rw.read_waits_rebias",
             "ron_rw.revoke",
             "ron_rw.revoke_waits",
             "ron_rw.bias_restored",
@@ -214,6 +220,40 @@ fn publication_race() {
             assert_eq!(s.reader(0), 1);
             // One revocation is one strike at most (`STRIKES` is 2 here).
             assert!(s.lock.is_biased(), "the write did not give the bias back");
+            assert!(!s.lock.is_held(), "lock left held (a table count stayed?)");
+        },
+    );
+}
+
+#[test]
+fn joiner_and_writer() {
+    run(
+        "joiner_and_writer",
+        2,
+        &[
+            "reader_table.claim",
+            "reader_table.join",
+            "ron_rw.read_table",
+            "ron_rw.revoke",
+            "ron_rw.revoke_waits",
+        ],
+        || {
+            let s = Shared::new();
+            assert!(s.lock.bias_now(), "could not bias a fresh lock");
+            // As `publication_race`, with both readers on group 0: one
+            // claims the slot, the other joins it.
+            let w = {
+                let s = s.clone();
+                thread::spawn(move || s.writer())
+            };
+            let r = {
+                let s = s.clone();
+                thread::spawn(move || s.reader(0))
+            };
+            assert!(s.reader(0) <= 1);
+            assert!(r.join().unwrap() <= 1);
+            w.join().unwrap();
+            assert_eq!(s.reader(0), 1);
             assert!(!s.lock.is_held(), "lock left held (a table count stayed?)");
         },
     );
