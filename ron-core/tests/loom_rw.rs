@@ -184,6 +184,31 @@ fn two_writers_and_reader() {
     );
 }
 
+/// A biased lock, a writer and two readers, the main thread's on group 0
+/// and a spawned one's on `group`. The writer is a spawned thread and the
+/// main thread reads first: loom's depth-first search varies the end of
+/// the schedule first, so this order puts the readers' publication and
+/// the writer's revocation in the part it explores.
+fn biased_readers_and_writer(group: usize) {
+    let s = Shared::new();
+    assert!(s.lock.bias_now(), "could not bias a fresh lock");
+    let w = {
+        let s = s.clone();
+        thread::spawn(move || s.writer())
+    };
+    let r = {
+        let s = s.clone();
+        thread::spawn(move || s.reader(group))
+    };
+    assert!(s.reader(0) <= 1);
+    assert!(r.join().unwrap() <= 1);
+    w.join().unwrap();
+    assert_eq!(s.reader(0), 1);
+    // One revocation is one strike at most (`STRIKES` is 2 here).
+    assert!(s.lock.is_biased(), "the write did not give the bias back");
+    assert!(!s.lock.is_held(), "lock left held (a table count stayed?)");
+}
+
 #[test]
 fn publication_race() {
     run(
@@ -199,29 +224,7 @@ fn publication_race() {
             "ron_rw.revoke_waits",
             "ron_rw.bias_restored",
         ],
-        || {
-            let s = Shared::new();
-            assert!(s.lock.bias_now(), "could not bias a fresh lock");
-            // The writer is a spawned thread and the main thread reads
-            // first: loom's depth-first search varies the end of the
-            // schedule first, so this order puts the reader's publication
-            // and the writer's revocation in the part it explores.
-            let w = {
-                let s = s.clone();
-                thread::spawn(move || s.writer())
-            };
-            let r = {
-                let s = s.clone();
-                thread::spawn(move || s.reader(1))
-            };
-            assert!(s.reader(0) <= 1);
-            assert!(r.join().unwrap() <= 1);
-            w.join().unwrap();
-            assert_eq!(s.reader(0), 1);
-            // One revocation is one strike at most (`STRIKES` is 2 here).
-            assert!(s.lock.is_biased(), "the write did not give the bias back");
-            assert!(!s.lock.is_held(), "lock left held (a table count stayed?)");
-        },
+        || biased_readers_and_writer(1),
     );
 }
 
@@ -237,25 +240,8 @@ fn joiner_and_writer() {
             "ron_rw.revoke",
             "ron_rw.revoke_waits",
         ],
-        || {
-            let s = Shared::new();
-            assert!(s.lock.bias_now(), "could not bias a fresh lock");
-            // As `publication_race`, with both readers on group 0: one
-            // claims the slot, the other joins it.
-            let w = {
-                let s = s.clone();
-                thread::spawn(move || s.writer())
-            };
-            let r = {
-                let s = s.clone();
-                thread::spawn(move || s.reader(0))
-            };
-            assert!(s.reader(0) <= 1);
-            assert!(r.join().unwrap() <= 1);
-            w.join().unwrap();
-            assert_eq!(s.reader(0), 1);
-            assert!(!s.lock.is_held(), "lock left held (a table count stayed?)");
-        },
+        // Both readers on group 0: one claims the slot, the other joins it.
+        || biased_readers_and_writer(0),
     );
 }
 
