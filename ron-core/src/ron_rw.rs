@@ -39,7 +39,9 @@
 //!   off from the table when it begins, wait for its end writing nothing,
 //!   then take the table. The bias lapses when
 //!   [`STRIKES`] revocations in a row found no reader in the table (it
-//!   did not pay for them); reads then earn it back.
+//!   did not pay for them; more for a lock with fewer than 128 slots,
+//!   whose revocations cost less: [`STRIKE_LOADS`]); reads then earn it
+//!   back.
 //!
 //! A reader's guard says where it was counted (a table slot index, or the
 //! central counter), so its unlock decrements what it incremented, whatever
@@ -172,12 +174,33 @@ fn with_writer(s: u64) -> u64 {
 const END_OF_PHASE: u64 = REBIAS.wrapping_sub(PRES);
 
 /// Revocations in a row that found no reader in the table, after which
-/// the bias lapses (at the end of the last one's phase): the table then
-/// does not pay for its revocations, and reads earn the bias back with
-/// [`HOT_MAX`] contended central reads. A revocation that finds a table
-/// reader in clears the strikes.
+/// the bias lapses (at the end of the last one's phase), for a lock with
+/// 128 table slots or more: the table then does not pay for its
+/// revocations, and reads earn the bias back with [`HOT_MAX`] contended
+/// central reads. A lock with fewer slots, whose revocations read fewer
+/// lines, allows [`STRIKE_LOADS`] slot loads' worth of them (at most 255).
+/// A revocation that finds a table reader in clears the strikes.
 #[cfg(not(loom))]
 pub const STRIKES: u64 = 16;
+
+/// Slot loads that empty revocations in a row may cost before the bias
+/// lapses (`STRIKES` revocations of 128 slots): a lock with `n` table
+/// slots lapses after `STRIKE_LOADS / n` of them, at least [`STRIKES`]
+/// and at most 255. An empty revocation does not show that the table did
+/// not pay: on 2 CPUs, reads a few hundred nanoseconds apart rarely
+/// overlap a write, yet each central read would move the lock word's line
+/// between the CPUs.
+pub const STRIKE_LOADS: u64 = 16 * 128;
+
+/// Revocations in a row that found no table reader before a lock with
+/// `slots` table slots lapses ([`STRIKE_LOADS`]; [`STRIKES`] under loom).
+#[inline]
+fn strikes_max(slots: usize) -> u64 {
+    if cfg!(loom) {
+        return STRIKES;
+    }
+    (STRIKE_LOADS / slots.max(1) as u64).clamp(STRIKES, 255)
+}
 /// Revocations in a row that found no table reader before the bias lapses
 /// (2 under loom, so that the models reach a strike and a lapse).
 #[cfg(loom)]
@@ -921,7 +944,7 @@ impl RonRw {
                     crate::coverage::hit!("ron_rw.revoke_waits");
                     self.strikes_cleared(s);
                 }
-                Some(false) => self.struck(s),
+                Some(false) => self.struck(s, id),
             }
         }
         // Acquire: pairs with the readers' Release `rout` increments.
@@ -934,15 +957,16 @@ impl RonRw {
         true
     }
 
-    /// A revocation (of the phase whose CAS replaced `s`) found no table
-    /// reader in: one more strike, and at [`STRIKES`] the bias lapses when
-    /// the phase ends (`REBIAS` and the strikes cleared).
+    /// A revocation (of the phase whose CAS replaced `s`, lock id `id`)
+    /// found no table reader in: one more strike, and at [`strikes_max`]
+    /// (by the lock's table slots) the bias lapses when the phase ends
+    /// (`REBIAS` and the strikes cleared).
     #[cold]
-    fn struck(&self, s: u64) {
+    fn struck(&self, s: u64, id: u32) {
         let strikes = (s & HOT_MASK) >> 8;
         // Relaxed (both): the flag and `HOT` bits are ours while `PRES` is
         // (nobody else changes them during a writer phase).
-        if strikes + 1 >= STRIKES {
+        if strikes + 1 >= strikes_max(reader_table::slots_of(id)) {
             crate::coverage::hit!("ron_rw.bias_lapses");
             self.state
                 .fetch_and(!(REBIAS | HOT_MASK), Ordering::Relaxed);
@@ -1433,5 +1457,20 @@ mod api04 {
             // SAFETY: as above.
             unsafe { self.unread_upgradable(PlaceToken::NONE) }
         }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::{STRIKES, strikes_max};
+
+    #[test]
+    fn strikes_follow_the_table_size() {
+        assert_eq!(strikes_max(256), STRIKES);
+        assert_eq!(strikes_max(128), STRIKES);
+        assert_eq!(strikes_max(64), 32);
+        assert_eq!(strikes_max(16), 128);
+        assert_eq!(strikes_max(2), 255, "the strike count has 8 bits");
+        assert_eq!(strikes_max(0), 255, "no slots is no division by zero");
     }
 }
