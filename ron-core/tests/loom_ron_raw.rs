@@ -369,12 +369,15 @@ struct Pooled {
     cs_yields: usize,
     preemptions: usize,
     max_executions: Option<usize>,
+    /// Every release of a lock with a parking watcher is a fair turn.
+    fair_turns: bool,
 }
 
 impl Pooled {
     fn check(&self) -> Vec<(&'static str, u64)> {
         let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
         coverage::reset();
+        ron_raw::loom_fair_turns(self.fair_turns);
         let mut b = loom::model::Builder::new();
         b.preemption_bound = Some(self.preemptions);
         b.max_branches = 100_000;
@@ -442,6 +445,7 @@ impl Pooled {
                 assert_eq!(b.occupied_slots(), 0, "a slot count left behind");
             }
         });
+        ron_raw::loom_fair_turns(false);
         POOL_PATHS
             .iter()
             .map(|&p| (p, coverage::count(p)))
@@ -450,7 +454,7 @@ impl Pooled {
 }
 
 /// The pool's paths, in the order of the table.
-const POOL_PATHS: [&str; 17] = [
+const POOL_PATHS: [&str; 20] = [
     "ron_raw.executions",
     "ron_raw.release_idle_block",
     "ron_raw.register",
@@ -468,6 +472,9 @@ const POOL_PATHS: [&str; 17] = [
     "ron_raw.park_sleep",
     "ron_raw.park_wake",
     "ron_raw.release_wakes",
+    "ron_raw.hand_to_watcher",
+    "ron_raw.fair_turn_route",
+    "ron_raw.take_watched",
 ];
 
 fn run_pooled(name: &str, model: Pooled, must: &[&str]) {
@@ -488,11 +495,39 @@ fn pooled_park_release_wakes() {
             cs_yields: 8,
             preemptions: 1,
             max_executions: Some(CAP_3),
+            fair_turns: false,
         },
         &[
             "ron_raw.park_watch",
             "ron_raw.park_sleep",
             "ron_raw.release_wakes",
+        ],
+    );
+}
+
+/// A fair turn (under loom every release's): a release that finds a
+/// registered waiter while the lock has a parking watcher hands the lock
+/// to the watcher instead of along the route (`fair_turn_route`), and the
+/// watcher takes it at its next look (`take_watched`); one that left the
+/// watch first has it taken over. Exclusion, the counts and a clean pool
+/// are checked as in every pooled model.
+#[test]
+fn pooled_fair_turn_to_watcher() {
+    run_pooled(
+        "pooled_fair_turn_to_watcher",
+        Pooled {
+            blocks: 1,
+            locks: 1,
+            plan: &[&[(0, 0)], &[(0, 1)], &[(0, 0)]],
+            cs_yields: 8,
+            preemptions: 1,
+            max_executions: Some(CAP_3),
+            fair_turns: true,
+        },
+        &[
+            "ron_raw.park_watch",
+            "ron_raw.fair_turn_route",
+            "ron_raw.take_watched",
         ],
     );
 }
@@ -512,6 +547,7 @@ fn pool_claim_use_return_reuse() {
             cs_yields: 2,
             preemptions: 2,
             max_executions: Some(CAP_3),
+            fair_turns: false,
         },
         &[
             "ron_raw.pool_claim",
@@ -537,6 +573,7 @@ fn pool_claims_race() {
             cs_yields: 2,
             preemptions: 1,
             max_executions: Some(CAP_3),
+            fair_turns: false,
         },
         &[
             "ron_raw.pool_claim",
@@ -559,6 +596,7 @@ fn pool_exhausted() {
             cs_yields: 2,
             preemptions: 2,
             max_executions: None,
+            fair_turns: false,
         },
         &["ron_raw.pool_exhausted", "ron_raw.unregistered_round"],
     );

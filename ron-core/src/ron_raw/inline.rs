@@ -59,7 +59,7 @@ impl<const S: usize> RonInline<S> {
     crate::sync::const_fn_unless_loom! {
         /// A new, unlocked lock.
         pub fn new() -> Self {
-            const { assert!(S >= 1 && S <= 1 << 14, "RonInline supports 1 to 16384 slots") };
+            const { assert!(S >= 1 && S < 1 << 14, "RonInline supports 1 to 16383 slots") };
             RonInline {
                 head: CachePadded::new(Head { word: Word::new(), handovers: AtomicU32::new(0) }),
                 slots: SlotTable::new(),
@@ -248,7 +248,7 @@ mod tests {
         assert!(
             l.head
                 .word
-                .look(slot, true, Some(&l.slots), &mut Watch::new())
+                .look(slot, true, false, Some(&l.slots), &mut Watch::new())
         );
         l.slots.unregister::<true>(slot);
         // SAFETY: we hold the lock (taken by `look`).

@@ -261,6 +261,13 @@ impl Parking {
         Parked::Slept
     }
 
+    /// Whether this waiter holds the lock's watch (a handover to the
+    /// watcher is then its own).
+    #[inline]
+    pub(crate) fn is_watching(&self) -> bool {
+        self.watching
+    }
+
     /// Leaves the watch (if held): the caller has the lock or stops
     /// waiting. Wakes one sleeper if no watcher is left.
     #[inline]
@@ -336,6 +343,21 @@ fn wake_sleeper_slow(b: &Bucket, key: u64) {
     }
 }
 
+#[cfg(feature = "std")]
+/// Whether the lock at `addr` has a watcher now (a snapshot: the watcher
+/// may leave right after it, and a handover to it is then taken over by
+/// another waiter after `PATIENCE_NS`).
+#[inline]
+pub(crate) fn watched(addr: usize) -> bool {
+    let me = Parking::new(addr);
+    let Some(key) = me.key() else {
+        return false;
+    };
+    // Relaxed: a snapshot that only steers (see above).
+    let w = me.bucket().word.load(Ordering::Relaxed);
+    w & !FIELDS == key && w & WATCHERS != 0
+}
+
 /// `fetch_update` by hand (the VM's atomics have none): applies `f` to
 /// the word with a CAS loop; `Err` with the value seen if `f` said no.
 /// `order` is the successful CAS's ordering; failed ones and the first
@@ -389,6 +411,10 @@ impl Parking {
 
     pub(crate) fn park(&mut self, _limit: SleepLimit) -> Parked {
         Parked::Not
+    }
+
+    pub(crate) fn is_watching(&self) -> bool {
+        false
     }
 }
 

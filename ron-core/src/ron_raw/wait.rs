@@ -27,20 +27,29 @@ pub const REGISTERED_SPINS: u32 = 2;
 pub const REGISTERED_SPINS_MIN: u32 = 64;
 /// Longest registered spin: reached while yields return at once (a CPU each).
 pub const REGISTERED_SPINS_MAX: u32 = 16384;
-/// How often (ns) a thread that frees a `RonRaw` while its waiters are
-/// all off the CPU (they hold the lock's block, none is registered) gives
-/// its CPU away after the release, so that they get to run and take the
-/// lock instead of this thread taking it back by the fast path for the
-/// rest of its time slice: parking_lot's "eventual fairness" (a fair
-/// unlock about every 0.5 ms), without a handover. It only concerns
-/// threads that outnumber CPUs. The pause is a yield, or a short sleep
-/// where at least [`FAIR_SLEEP_CROWD`] waiters per CPU hold the block
-/// (there a yield does not hand the CPU over: Linux's EEVDF scheduler
-/// pushes a yielding thread's deadline a slice further on every yield, so
-/// waiters that yield often queue behind the one thread that never does).
-/// The clock
-/// is read only at every 64th such release (a clock read on each would
-/// cost the barging thread more than the pauses do).
+/// How often (ns) a thread that releases a contended `RonRaw` takes a
+/// *fair turn*, parking_lot's "eventual fairness" (a fair unlock about
+/// every 0.5 ms). It only concerns threads that outnumber CPUs:
+///
+/// * a release that would hand the lock along the route while the lock
+///   has a parking watcher hands it to the watcher instead (see
+///   [`RonRaw`](super::RonRaw)'s fair turns), so that the registered
+///   waiters do not pass it among themselves while the others sleep;
+/// * a release that frees the lock while its waiters are all off the CPU
+///   (they hold the lock's block, none is registered) then gives its CPU
+///   away, so that they get to run and take the lock instead of this
+///   thread taking it back by the fast path for the rest of its time
+///   slice: a yield, or a short sleep where at least [`FAIR_SLEEP_CROWD`]
+///   waiters per CPU hold the block (there a yield does not hand the CPU
+///   over: Linux's EEVDF scheduler pushes a yielding thread's deadline a
+///   slice further on every yield, so waiters that yield often queue
+///   behind the one thread that never does). Handing such a release to
+///   the watcher too was measured and not kept: on 2 CPUs at 32 and 128
+///   threads it ran 0.32-0.70x the pause alone (the watcher is often
+///   off the CPU, and the lock waits [`PATIENCE_NS`] for a takeover).
+///
+/// The clock is read only at every 64th contended release (a clock read
+/// on each would cost the barging thread more than the pauses do).
 pub const FAIR_EVERY_NS: u64 = 500_000;
 /// Releases with unseen waiters between two clock reads (see
 /// [`FAIR_EVERY_NS`]).
@@ -63,16 +72,63 @@ crate::sync::thread_local! {
 /// throughput with a sleep, 0.95 to 1.01 with a yield).
 pub const FAIR_SLEEP_CROWD: usize = 4;
 
-/// The pause [`after_unseen_release`] sleeps: the shortest sleep there is
+/// The pause [`fair_pause`] sleeps: the shortest sleep there is
 /// (Linux rounds it up to the thread's timer slack, 50 µs by default).
 #[cfg(all(feature = "std", not(loom), not(shuttle), not(miri), not(ron_vm)))]
 const FAIR_SLEEP: core::time::Duration = core::time::Duration::from_nanos(1);
 
-/// After a release that freed a lock whose waiters are all off the CPU
-/// (they hold its block, none is registered): once every
-/// [`FAIR_EVERY_NS`] (the clock is checked every [`FAIR_CHECK_EVERY`]
-/// calls) gives the CPU away, so that they run and take the lock. With at
-/// least [`FAIR_SLEEP_CROWD`] waiters per CPU (`waiters` is asked then) it
+/// Whether this contended release is the thread's fair turn (see
+/// [`FAIR_EVERY_NS`]): true once every `FAIR_EVERY_NS` (the clock is
+/// checked every [`FAIR_CHECK_EVERY`] calls).
+///
+/// Never without `std` (no clock) and under Miri; always under shuttle,
+/// and under loom when a model asks ([`loom_fair_turns`]), so that the
+/// models reach the handover to the watcher.
+#[inline]
+pub(crate) fn fair_turn_due() -> bool {
+    #[cfg(all(feature = "std", not(loom), not(shuttle), not(miri)))]
+    {
+        FAIR.with(|f| {
+            let (n, last) = f.get();
+            if n + 1 < FAIR_CHECK_EVERY {
+                f.set((n + 1, last));
+                return false;
+            }
+            let now = crate::sync::Instant::now();
+            let due = last.is_none_or(|t| {
+                now.saturating_duration_since(t).as_nanos() as u64 >= FAIR_EVERY_NS
+            });
+            f.set((0, if due { Some(now) } else { last }));
+            due
+        })
+    }
+    #[cfg(loom)]
+    {
+        LOOM_FAIR_TURNS.load(std::sync::atomic::Ordering::SeqCst)
+    }
+    #[cfg(not(any(all(feature = "std", not(loom), not(shuttle), not(miri)), loom)))]
+    {
+        cfg!(shuttle)
+    }
+}
+
+/// Under loom: whether every release is a fair turn (see
+/// [`loom_fair_turns`]).
+#[cfg(loom)]
+static LOOM_FAIR_TURNS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Under loom, makes every release of a lock with a watcher a fair turn
+/// (`on`), or none (the default, so that the other models keep their
+/// paths). Set outside `loom::model`: the same for every execution.
+#[cfg(loom)]
+#[doc(hidden)]
+pub fn loom_fair_turns(on: bool) {
+    LOOM_FAIR_TURNS.store(on, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// The pause of a fair turn ([`fair_turn_due`]): gives the CPU away, so
+/// that the waiters of this CPU run and take the lock. With at least
+/// [`FAIR_SLEEP_CROWD`] waiters per CPU (`waiters` is asked then) it
 /// sleeps for a moment, otherwise it yields.
 ///
 /// Why a sleep in a crowd: a `sched_yield` does not take the CPU from a
@@ -88,37 +144,21 @@ const FAIR_SLEEP: core::time::Duration = core::time::Duration::from_nanos(1);
 /// Does nothing without `std` (no scheduler to ask) and under the model
 /// checkers and Miri; always yields in the virtual machine.
 #[inline]
-pub(crate) fn after_unseen_release(waiters: impl FnOnce() -> u32) {
-    #[cfg(all(feature = "std", not(loom), not(shuttle), not(miri)))]
-    FAIR.with(|f| {
-        let (n, last) = f.get();
-        if n + 1 < FAIR_CHECK_EVERY {
-            f.set((n + 1, last));
-            return;
-        }
-        let now = crate::sync::Instant::now();
-        let due = last
-            .is_none_or(|t| now.saturating_duration_since(t).as_nanos() as u64 >= FAIR_EVERY_NS);
-        if !due {
-            f.set((0, last));
-            return;
-        }
-        #[cfg(not(ron_vm))]
-        if waiters() as usize >= FAIR_SLEEP_CROWD * cpus() {
-            crate::coverage::hit!("ron_raw.fair_sleep");
-            std::thread::sleep(FAIR_SLEEP);
-        } else {
-            crate::coverage::hit!("ron_raw.fair_yield");
-            crate::sync::yield_now();
-        }
-        #[cfg(ron_vm)]
-        {
-            let _ = waiters;
-            crate::coverage::hit!("ron_raw.fair_yield");
-            crate::sync::yield_now();
-        }
-        f.set((0, Some(now)));
-    });
+pub(crate) fn fair_pause(waiters: impl FnOnce() -> u32) {
+    #[cfg(all(feature = "std", not(loom), not(shuttle), not(miri), not(ron_vm)))]
+    if waiters() as usize >= FAIR_SLEEP_CROWD * cpus() {
+        crate::coverage::hit!("ron_raw.fair_sleep");
+        std::thread::sleep(FAIR_SLEEP);
+    } else {
+        crate::coverage::hit!("ron_raw.fair_yield");
+        crate::sync::yield_now();
+    }
+    #[cfg(all(feature = "std", not(loom), not(shuttle), not(miri), ron_vm))]
+    {
+        let _ = waiters;
+        crate::coverage::hit!("ron_raw.fair_yield");
+        crate::sync::yield_now();
+    }
     #[cfg(not(all(feature = "std", not(loom), not(shuttle), not(miri))))]
     let _ = waiters;
 }

@@ -13,7 +13,7 @@ use crate::sync::{AtomicU32, Ordering, spin_loop};
 use crate::unwind::OnUnwind;
 use core::ops::ControlFlow;
 
-use super::encoding::{FREE, HANDED, LOCKED, TAG, handed, handed_slot, orphaned};
+use super::encoding::{FREE, HANDED, LOCKED, TAG, WATCH_SLOT, handed, handed_slot, orphaned};
 
 /// Where a lock's waiters register: the inline slots of `RonInline`, or
 /// the pooled block of `RonRaw`, held for one round.
@@ -179,21 +179,23 @@ impl Word {
 
     /// One look at the lock word by a waiter of slot `s`: takes the lock if
     /// it is free, handed to `s` while the caller is (or was, at the
-    /// handover) registered there, or handed anywhere and stale. Returns
-    /// whether the caller now owns the lock. An unregistered arrival does
-    /// not take its slot's handover at once: that would let a thread that
-    /// just released re-take a handover meant for the slot's waiters.
-    /// `room` is the caller's room, if it holds one: the doorbell of a
-    /// taken handover is cleared there.
+    /// handover) registered there, handed to the watcher while the caller
+    /// holds the lock's watch (`watching`), or handed anywhere and stale.
+    /// Returns whether the caller now owns the lock. An unregistered
+    /// arrival does not take its slot's handover at once: that would let a
+    /// thread that just released re-take a handover meant for the slot's
+    /// waiters. `room` is the caller's room, if it holds one: the doorbell
+    /// of a taken handover is cleared there.
     #[inline]
     pub(crate) fn look<const S: usize>(
         &self,
         s: usize,
         registered: bool,
+        watching: bool,
         room: Option<&SlotTable<S>>,
         watch: &mut Watch,
     ) -> bool {
-        self.look_clearing::<S>(s, registered, room, watch, true)
+        self.look_clearing::<S>(s, registered, watching, room, watch, true)
     }
 
     /// [`look`](Self::look); with `clear_own_bell` false, a handover taken
@@ -205,6 +207,7 @@ impl Word {
         &self,
         s: usize,
         registered: bool,
+        watching: bool,
         room: Option<&SlotTable<S>>,
         watch: &mut Watch,
         clear_own_bell: bool,
@@ -212,7 +215,12 @@ impl Word {
         // Relaxed: only decides whether to try the CAS, which has the Acquire.
         let word = self.state.load(Ordering::Relaxed);
         let stale = watch.stale(word);
-        let own = registered && handed_slot(word) == s;
+        let to = handed_slot(word);
+        let own = if to == WATCH_SLOT {
+            watching
+        } else {
+            registered && to == s
+        };
         match word & TAG {
             FREE => {}
             HANDED if own || stale => {}
@@ -232,26 +240,34 @@ impl Word {
         {
             return false;
         }
-        if word & TAG == HANDED {
+        if word & TAG != HANDED {
+            crate::coverage::hit!("ron_raw.take_free");
+            return true;
+        }
+        if to == WATCH_SLOT {
+            // No doorbell rang for it.
             if own {
-                crate::coverage::hit!("ron_raw.take_own");
-                if !clear_own_bell {
-                    return true;
-                }
+                crate::coverage::hit!("ron_raw.take_watched");
             } else {
                 crate::coverage::hit!("ron_raw.takeover");
             }
-            // We own the lock, so no other handover can be in flight: clear
-            // the doorbell of the slot it named (in our room; a doorbell
-            // left set elsewhere only makes that slot's waiters look more
-            // often, and a block is cleaned when claimed). Relaxed: the
-            // doorbell carries no data (ownership came from the CAS above).
-            if let Some(room) = room {
-                room.word(handed_slot(word) % S)
-                    .fetch_and(!GRANT, Ordering::Relaxed);
+            return true;
+        }
+        if own {
+            crate::coverage::hit!("ron_raw.take_own");
+            if !clear_own_bell {
+                return true;
             }
         } else {
-            crate::coverage::hit!("ron_raw.take_free");
+            crate::coverage::hit!("ron_raw.takeover");
+        }
+        // We own the lock, so no other handover can be in flight: clear
+        // the doorbell of the slot it named (in our room; a doorbell
+        // left set elsewhere only makes that slot's waiters look more
+        // often, and a block is cleaned when claimed). Relaxed: the
+        // doorbell carries no data (ownership came from the CAS above).
+        if let Some(room) = room {
+            room.word(to % S).fetch_and(!GRANT, Ordering::Relaxed);
         }
         true
     }
@@ -420,6 +436,19 @@ impl Word {
         }
     }
 
+    /// The word a release writes to hand the lock to its watcher
+    /// ([`WATCH_SLOT`]), counting the handover in `handovers` as
+    /// [`next_owner`](Self::next_owner) does. The caller stores it with
+    /// [`publish`](Self::publish).
+    #[inline]
+    pub(crate) fn to_watcher(&self, handovers: &AtomicU32) -> u32 {
+        crate::coverage::hit!("ron_raw.hand_to_watcher");
+        // Relaxed, both: as in `next_owner` (written only by owners).
+        let n = handovers.load(Ordering::Relaxed).wrapping_add(1);
+        handovers.store(n, Ordering::Relaxed);
+        handed(WATCH_SLOT, n)
+    }
+
     /// Stores `next` (from [`next_owner`](Self::next_owner)): the owner's
     /// last access to the lock.
     #[inline]
@@ -495,7 +524,13 @@ impl<'a, const S: usize, R: Rooms<S>, K: FnMut() -> bool> Waiter<'a, S, R, K> {
     /// One unregistered look at the lock word, then `keep_waiting` asked
     /// if it did not take the lock.
     fn look_or_give_up(&mut self) -> Phase {
-        if self.word.look::<S>(self.s, false, None, &mut self.watch) {
+        if self.word.look::<S>(
+            self.s,
+            false,
+            self.parking.is_watching(),
+            None,
+            &mut self.watch,
+        ) {
             return ControlFlow::Break(Some(PlaceToken::at(self.s)));
         }
         if !(self.keep_waiting)() {
@@ -594,10 +629,14 @@ impl<'a, const S: usize, R: Rooms<S>, K: FnMut() -> bool> Waiter<'a, S, R, K> {
         while i < self.spins {
             if looks_due > 0 {
                 looks_due -= 1;
-                if self
-                    .word
-                    .look_clearing(s, true, Some(room), &mut self.watch, false)
-                {
+                if self.word.look_clearing(
+                    s,
+                    true,
+                    self.parking.is_watching(),
+                    Some(room),
+                    &mut self.watch,
+                    false,
+                ) {
                     // Keep the slot's bit: this thread will likely
                     // register again soon, and the next release that finds
                     // the slot empty clears it.
@@ -632,7 +671,13 @@ impl<'a, const S: usize, R: Rooms<S>, K: FnMut() -> bool> Waiter<'a, S, R, K> {
         // freed by a release that raced with our registration, or a stale
         // handover (this look keeps the watch going).
         room.unregister::<true>(s);
-        if self.word.look(s, true, Some(room), &mut self.watch) {
+        if self.word.look(
+            s,
+            true,
+            self.parking.is_watching(),
+            Some(room),
+            &mut self.watch,
+        ) {
             crate::coverage::hit!("ron_raw.round_end_take");
             return ControlFlow::Break(Some(PlaceToken::at(s)));
         }
@@ -653,7 +698,13 @@ impl<'a, const S: usize, R: Rooms<S>, K: FnMut() -> bool> Waiter<'a, S, R, K> {
             return ControlFlow::Continue(());
         }
         room.unregister::<true>(s);
-        if self.word.look(s, true, Some(room), &mut self.watch) {
+        if self.word.look(
+            s,
+            true,
+            self.parking.is_watching(),
+            Some(room),
+            &mut self.watch,
+        ) {
             crate::coverage::hit!("ron_raw.give_up_raced_handover");
             return ControlFlow::Break(Some(PlaceToken::at(s)));
         }
