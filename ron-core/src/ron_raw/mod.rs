@@ -79,8 +79,8 @@
 //! waiters goes to the one woken. A release that frees the lock (nobody
 //! registered) pauses instead (below). Measured (`docs/design.md`): on
 //! the VM with two threads per CPU, the threads that made no acquisition
-//! in a 20,000-acquisition window fell from 114-509 to 18-307 of 128-512
-//! on the 64- to 256-CPU machines; on 2 CPUs (Intel Xeon) at 4 and 8
+//! in a 20,000-acquisition window fell from 117-506 to 10-296 (of
+//! 128-512) on the 64- to 256-CPU machines; on 2 CPUs (Intel Xeon) at 4 and 8
 //! threads with nCS 0, throughput rose 1.5-1.8x. Without a watcher (one
 //! thread per CPU, no sleepers) nothing changes. No user code runs
 //! while a waiter sleeps; `keep_waiting` may run while it holds the watch,
