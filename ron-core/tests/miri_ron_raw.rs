@@ -37,7 +37,7 @@ const ITERS: usize = if cfg!(miri) { 12 } else { 50 };
 /// Yields after every other critical section.
 const OUT_YIELDS: usize = if cfg!(miri) { 20 } else { 2 };
 /// Yields inside each critical section.
-const CS_YIELDS: usize = if cfg!(miri) { 200 } else { 20 };
+const CS_YIELDS: usize = if cfg!(miri) { 100 } else { 20 };
 
 /// A counter whose updates are deliberately non-atomic.
 struct Counter {
