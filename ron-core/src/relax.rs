@@ -21,11 +21,16 @@
 //! (3.5 us and up there, a time slice when it does not yield back). A
 //! yield shorter than [`FAST_YIELD_NS`] means the CPU is the waiter's own:
 //! it spins, one pause per look, and asks again after [`REPROBE_NS`]
-//! (1 ms; a spinner that was preempted asks on its first look back). A
+//! (1 ms; a spinner that was preempted asks on its first look back). The
+//! verdict "own" also answers the first question of the thread's next
+//! waits, without a yield, for [`KEEP_OWN_NS`] (100 us): a thread taking
+//! a contended lock over and over yields about once per 100 us instead
+//! of once per wait. A
 //! longer one means the CPU is shared: it yields on every look, timing
 //! each; after a fast one it spins 128 looks and asks again (two fast
 //! yields in a row to spin for long). So with one thread per CPU a waiter
-//! spins (one yield per wait longer than 128 looks, one more per ms),
+//! spins (a yield in a wait longer than 128 looks unless the thread's
+//! last one was less than 100 us ago, one more per ms),
 //! and when threads outnumber CPUs it yields on every look after its
 //! first 128, as [`SpinThenYield`] does after its 127 pauses.
 //! The VM prices a yield the same way (a fixed cost, one thread per
@@ -207,6 +212,20 @@ pub(crate) fn timed_yield() -> (crate::sync::Instant, bool) {
 /// without the skipping.)
 pub const REPROBE_NS: u64 = 1_000_000;
 
+/// How long (ns) a thread's verdict "my CPU is my own" carries over to its
+/// next waits: their first question is answered without a yield while
+/// the verdict is younger than this (within one wait, [`REPROBE_NS`]
+/// applies). Far shorter than a time slice, so a thread preempted since it
+/// asked asks again; long enough to span the waits of a thread that takes
+/// a contended lock over and over (16 threads on 16 CPUs: one every few
+/// microseconds). Measured on a 16-CPU Xeon (`docs/hardware.md`), with the
+/// verdict carried over for 1 ms: the slotted RON locks ran 0.87-1.03x
+/// MCS at 4 and 16 threads, against 0.71-0.84x with a yield in every
+/// wait; but at 32 threads (2 per CPU) `RonTicket` and MCS, collapsed
+/// either way, ran half as fast again, so a verdict now carries over for
+/// a tenth of that.
+pub const KEEP_OWN_NS: u64 = 100_000;
+
 /// Looks of [`SpinWhileAlone`] before its first timed yield.
 #[cfg(all(feature = "std", not(any(loom, shuttle))))]
 const FIRST_LOOKS: u32 = 128;
@@ -266,15 +285,46 @@ impl SpinWhileAlone {
     }
 
     /// One `sched_yield`, timed ([`timed_yield`]): `Own(now)` if no other
-    /// thread ran, else `Shared`.
+    /// thread ran, else `Shared`. The verdict is kept for the thread's
+    /// next waits ([`first_verdict`](Self::first_verdict)).
     #[cfg(not(any(loom, shuttle)))]
     #[inline]
     fn ask() -> Verdict {
-        match timed_yield() {
-            (now, false) => Verdict::Own(now),
-            (_, true) => Verdict::Shared,
+        let (at, shared) = timed_yield();
+        OWN_CPU_SINCE.with(|c| c.set((!shared).then_some(at)));
+        if shared {
+            Verdict::Shared
+        } else {
+            Verdict::Own(at)
         }
     }
+
+    /// The first question of a wait: the thread's last verdict if it found
+    /// the CPU its own less than [`KEEP_OWN_NS`] ago (so a thread that
+    /// waits again and again on a CPU of its own yields about once per
+    /// `KEEP_OWN_NS`, not once per wait: that yield only delays the
+    /// handover it waits for), else a timed yield ([`ask`](Self::ask)).
+    #[cfg(not(any(loom, shuttle)))]
+    #[inline]
+    fn first_verdict() -> Verdict {
+        if let Some(since) = OWN_CPU_SINCE.with(core::cell::Cell::get) {
+            let age = crate::sync::Instant::now().saturating_duration_since(since);
+            if age.as_nanos() < u128::from(KEEP_OWN_NS) {
+                crate::coverage::hit!("relax.own_cpu_kept");
+                return Verdict::Own(since);
+            }
+        }
+        Self::ask()
+    }
+}
+
+#[cfg(all(feature = "std", not(any(loom, shuttle))))]
+crate::sync::thread_local! {
+    /// When this thread's last timed yield found its CPU its own (`None`:
+    /// shared, or never asked): [`SpinWhileAlone`]'s verdict outlives the
+    /// wait that asked, for [`KEEP_OWN_NS`].
+    static OWN_CPU_SINCE: core::cell::Cell<Option<crate::sync::Instant>> =
+        const { core::cell::Cell::new(None) };
 }
 
 #[cfg(feature = "std")]
@@ -288,6 +338,7 @@ impl Relax for SpinWhileAlone {
             self.looks = self.looks.wrapping_add(1);
             match self.verdict {
                 Verdict::Unknown if self.looks < FIRST_LOOKS => crate::sync::spin_loop(),
+                Verdict::Unknown => self.verdict = Self::first_verdict(),
                 Verdict::Shared => {
                     // One fast yield while shared (a scheduler may return
                     // at once to a thread it still favours) is not enough
@@ -354,6 +405,54 @@ pub(crate) fn vm_idle<R: Relax>(relax: &mut R, watched: usize) {
         let n = ron_vm::park_looks(watched, p);
         if n > 0 {
             relax.vm_skip(n);
+        }
+    }
+}
+
+#[cfg(all(test, feature = "std", not(any(loom, shuttle, miri, ron_vm))))]
+mod tests {
+    use super::*;
+    use core::time::Duration;
+
+    /// The verdict of a wait's first question after `FIRST_LOOKS` looks,
+    /// with the thread's kept verdict set to `kept` before the wait.
+    fn first_verdict_with(kept: Option<crate::sync::Instant>) -> Verdict {
+        OWN_CPU_SINCE.with(|c| c.set(kept));
+        let mut r = SpinWhileAlone::default();
+        for _ in 0..FIRST_LOOKS {
+            r.relax();
+        }
+        r.verdict
+    }
+
+    #[test]
+    fn a_recent_own_verdict_answers_the_next_wait_without_a_yield() {
+        let since = crate::sync::Instant::now();
+        // A verdict just taken: kept as is (a question would have timed a
+        // new yield, with a later timestamp, or found the CPU shared).
+        match first_verdict_with(Some(since)) {
+            Verdict::Own(t) => assert_eq!(t, since, "the wait asked again"),
+            v => panic!("kept verdict not used: {v:?}"),
+        }
+    }
+
+    #[test]
+    fn an_old_or_shared_verdict_is_asked_again() {
+        let old = crate::sync::Instant::now()
+            .checked_sub(Duration::from_nanos(2 * KEEP_OWN_NS))
+            .expect("the clock runs longer than 200 us");
+        match first_verdict_with(Some(old)) {
+            Verdict::Own(t) => assert!(t > old, "an old verdict was kept"),
+            Verdict::Shared => {}
+            Verdict::Unknown => panic!("no question after FIRST_LOOKS looks"),
+        }
+        // No kept verdict: a question, whose answer is kept (or cleared).
+        let v = first_verdict_with(None);
+        assert!(!matches!(v, Verdict::Unknown), "no question asked");
+        let kept = OWN_CPU_SINCE.with(core::cell::Cell::get);
+        match v {
+            Verdict::Own(t) => assert_eq!(kept, Some(t)),
+            _ => assert_eq!(kept, None),
         }
     }
 }
