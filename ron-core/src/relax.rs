@@ -193,7 +193,8 @@ pub const FAST_YIELD_NS: u64 = 2_000;
 
 /// One `sched_yield`, timed: when it returned, and whether it ran another
 /// thread (it took [`FAST_YIELD_NS`] or more: the CPU is shared). The
-/// signal of [`SpinWhileAlone`] and of `RonRw`'s polite writers.
+/// signal of [`SpinWhileAlone`] and of `RonRw`'s polite writers. The
+/// verdict is kept for the thread ([`own_cpu_within`]).
 #[cfg(all(feature = "std", not(any(loom, shuttle))))]
 #[inline]
 pub(crate) fn timed_yield() -> (crate::sync::Instant, bool) {
@@ -201,7 +202,26 @@ pub(crate) fn timed_yield() -> (crate::sync::Instant, bool) {
     crate::sync::yield_now();
     let now = crate::sync::Instant::now();
     let shared = now.saturating_duration_since(t).as_nanos() >= u128::from(FAST_YIELD_NS);
+    OWN_CPU_SINCE.with(|c| c.set((!shared).then_some(now)));
     (now, shared)
+}
+
+#[cfg(all(feature = "std", not(any(loom, shuttle))))]
+crate::sync::thread_local! {
+    /// When this thread's last [`timed_yield`] found its CPU its own
+    /// (`None`: shared, or never asked).
+    static OWN_CPU_SINCE: core::cell::Cell<Option<crate::sync::Instant>> =
+        const { core::cell::Cell::new(None) };
+}
+
+/// When this thread's last [`timed_yield`] found its CPU its own, if that
+/// was less than `max_age_ns` ago (the clock is read only when it did).
+#[cfg(all(feature = "std", not(any(loom, shuttle))))]
+#[inline]
+pub(crate) fn own_cpu_within(max_age_ns: u64) -> Option<crate::sync::Instant> {
+    let since = OWN_CPU_SINCE.with(core::cell::Cell::get)?;
+    let age = crate::sync::Instant::now().saturating_duration_since(since);
+    (age.as_nanos() < u128::from(max_age_ns)).then_some(since)
 }
 
 /// [`SpinWhileAlone`] asks again after this long (ns) of spinning on a CPU
@@ -290,12 +310,9 @@ impl SpinWhileAlone {
     #[cfg(not(any(loom, shuttle)))]
     #[inline]
     fn ask() -> Verdict {
-        let (at, shared) = timed_yield();
-        OWN_CPU_SINCE.with(|c| c.set((!shared).then_some(at)));
-        if shared {
-            Verdict::Shared
-        } else {
-            Verdict::Own(at)
+        match timed_yield() {
+            (now, false) => Verdict::Own(now),
+            (_, true) => Verdict::Shared,
         }
     }
 
@@ -307,24 +324,12 @@ impl SpinWhileAlone {
     #[cfg(not(any(loom, shuttle)))]
     #[inline]
     fn first_verdict() -> Verdict {
-        if let Some(since) = OWN_CPU_SINCE.with(core::cell::Cell::get) {
-            let age = crate::sync::Instant::now().saturating_duration_since(since);
-            if age.as_nanos() < u128::from(KEEP_OWN_NS) {
-                crate::coverage::hit!("relax.own_cpu_kept");
-                return Verdict::Own(since);
-            }
+        if let Some(since) = own_cpu_within(KEEP_OWN_NS) {
+            crate::coverage::hit!("relax.own_cpu_kept");
+            return Verdict::Own(since);
         }
         Self::ask()
     }
-}
-
-#[cfg(all(feature = "std", not(any(loom, shuttle))))]
-crate::sync::thread_local! {
-    /// When this thread's last timed yield found its CPU its own (`None`:
-    /// shared, or never asked): [`SpinWhileAlone`]'s verdict outlives the
-    /// wait that asked, for [`KEEP_OWN_NS`].
-    static OWN_CPU_SINCE: core::cell::Cell<Option<crate::sync::Instant>> =
-        const { core::cell::Cell::new(None) };
 }
 
 #[cfg(feature = "std")]

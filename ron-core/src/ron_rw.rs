@@ -297,27 +297,16 @@ const OWN_CPU_PAUSE: u32 = 128;
 /// it off). Without `std`, and under loom and shuttle, one relax step and
 /// `false`.
 ///
-/// A thread whose last such yield found its CPU its own, less than
+/// A thread whose last timed yield (this one's, or a `SpinWhileAlone`
+/// wait's: the verdict is the thread's) found its CPU its own, less than
 /// [`REPROBE_NS`](crate::relax::REPROBE_NS) ago, pauses
-/// [`OWN_CPU_PAUSE`] relax steps instead and keeps that verdict: with a
+/// [`OWN_CPU_PAUSE`] relax steps instead: with a
 /// CPU per thread the yield is a system call that runs nobody, and the
 /// pause measured faster ([`OWN_CPU_PAUSE`]). A preempted writer asks
 /// again once the verdict is a time slice old.
 #[cfg(all(feature = "std", not(loom), not(shuttle)))]
 fn polite_first_pause() -> bool {
-    crate::sync::thread_local! {
-        /// When this thread's last polite timed yield found its CPU its
-        /// own (`None`: shared, or never asked).
-        static OWN_CPU_AT: core::cell::Cell<Option<crate::sync::Instant>> =
-            const { core::cell::Cell::new(None) };
-    }
-    let now = crate::sync::Instant::now();
-    let recent = OWN_CPU_AT.with(|c| {
-        c.get().is_some_and(|t| {
-            now.saturating_duration_since(t).as_nanos() < u128::from(crate::relax::REPROBE_NS)
-        })
-    });
-    if recent {
+    if crate::relax::own_cpu_within(crate::relax::REPROBE_NS).is_some() {
         crate::coverage::hit!("ron_rw.polite_own_cpu");
         let mut r = DefaultRelax::default();
         for _ in 0..OWN_CPU_PAUSE {
@@ -325,9 +314,7 @@ fn polite_first_pause() -> bool {
         }
         return false;
     }
-    let (at, shared) = crate::relax::timed_yield();
-    OWN_CPU_AT.with(|c| c.set((!shared).then_some(at)));
-    shared
+    crate::relax::timed_yield().1
 }
 
 /// The first pause of a polite wait (see the `std` version): one relax
