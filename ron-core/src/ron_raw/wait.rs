@@ -146,7 +146,7 @@ pub fn loom_fair_turns(on: bool) {
 #[inline]
 pub(crate) fn fair_pause(waiters: impl FnOnce() -> u32) {
     #[cfg(all(feature = "std", not(loom), not(shuttle), not(miri), not(ron_vm)))]
-    if waiters() as usize >= FAIR_SLEEP_CROWD * cpus() {
+    if waiters() as usize >= FAIR_SLEEP_CROWD * super::park::cpus() {
         crate::coverage::hit!("ron_raw.fair_sleep");
         std::thread::sleep(FAIR_SLEEP);
     } else {
@@ -163,20 +163,6 @@ pub(crate) fn fair_pause(waiters: impl FnOnce() -> u32) {
     let _ = waiters;
 }
 
-/// CPUs the waiters share: the installed route's length, else what the
-/// process may use.
-#[cfg(all(feature = "std", not(loom), not(shuttle), not(miri), not(ron_vm)))]
-fn cpus() -> usize {
-    static AVAILABLE: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    match crate::route::len() {
-        0 => *AVAILABLE.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
-        n => n,
-    }
-}
-
-/// A `sched_yield` that returns faster than this (ns) found nobody else to
-/// run: the waiter has its CPU to itself and may spin longer next round.
-pub const QUICK_YIELD_NS: u64 = 5_000;
 /// How long (ns) a waiter of another slot watches one unchanged `HANDED`
 /// value before it takes the handover over (`std`). A running grantee takes
 /// its handover within about a microsecond; a grantee that was preempted
@@ -304,8 +290,9 @@ pub(crate) fn first_budget() -> u32 {
 
 /// Yields the CPU and returns the next round's registered spin budget:
 /// doubled (up to [`REGISTERED_SPINS_MAX`]) when the yield came back within
-/// [`QUICK_YIELD_NS`] (nobody else was runnable), quartered (down to
-/// [`REGISTERED_SPINS_MIN`]) when another thread ran meanwhile.
+/// [`FAST_YIELD_NS`](crate::relax::FAST_YIELD_NS) (nobody else was
+/// runnable), quartered (down to [`REGISTERED_SPINS_MIN`]) when another
+/// thread ran meanwhile.
 #[cfg(all(feature = "std", not(loom), not(shuttle)))]
 pub(crate) fn give_cpu_away(spins: u32) -> u32 {
     let next = if yield_cpu() {
@@ -342,16 +329,39 @@ pub(crate) fn mark_cpu_shared() {
 #[cfg(any(not(feature = "std"), loom, shuttle))]
 pub(crate) fn mark_cpu_shared() {}
 
-/// Yields the CPU; returns whether the yield came back within
-/// [`QUICK_YIELD_NS`] (nobody else was runnable here) and records the
-/// answer for [`cpu_looked_shared`].
+/// Yields the CPU, timed ([`relax::timed_yield`](crate::relax::timed_yield):
+/// the thread's one verdict on its CPU); returns whether the yield came
+/// back within [`FAST_YIELD_NS`](crate::relax::FAST_YIELD_NS) (nobody else
+/// was runnable here) and records the answer for [`cpu_looked_shared`].
 #[cfg(all(feature = "std", not(loom), not(shuttle)))]
 pub(crate) fn yield_cpu() -> bool {
-    let t0 = crate::sync::Instant::now();
-    crate::sync::yield_now();
-    let quick = (t0.elapsed().as_nanos() as u64) < QUICK_YIELD_NS;
-    OVERSUBSCRIBED.with(|o| o.set(!quick));
-    quick
+    let (_, shared) = crate::relax::timed_yield();
+    OVERSUBSCRIBED.with(|o| o.set(shared));
+    !shared
+}
+
+/// Whether a wait should first ask the scheduler (one timed yield,
+/// [`yield_cpu`]) whether its CPU is shared: when this thread's CPU did
+/// not look shared and it has no verdict younger than
+/// [`KEEP_OWN_NS`](crate::relax::KEEP_OWN_NS) that the CPU is its own.
+/// Without the question a waiter on a CPU it shares with other runnable
+/// threads registers and spins whenever its wait ends before its first
+/// round does (no yield, so nothing learnt): its handovers keep the lock
+/// moving between CPUs while those threads wait for a time slice (2 CPUs,
+/// 4 and 8 threads, nCS 0: 0.33-0.36x parking_lot without it, 0.82-1.02x
+/// with it, `docs/design.md`). A thread that waits again and again on a
+/// CPU of its own yields about once per `KEEP_OWN_NS`.
+#[cfg(all(feature = "std", not(loom), not(shuttle), not(miri)))]
+pub(crate) fn verdict_due() -> bool {
+    !cpu_looked_shared() && crate::relax::own_cpu_within(crate::relax::KEEP_OWN_NS).is_none()
+}
+
+/// Never without `std` (no scheduler to ask), under loom and shuttle (no
+/// clock), and under Miri, whose virtual clock makes every yield look
+/// slow (the waits there keep the paths they had: registered first).
+#[cfg(any(not(feature = "std"), loom, shuttle, miri))]
+pub(crate) fn verdict_due() -> bool {
+    false
 }
 
 /// Without `std` there is no scheduler to ask (and under shuttle, whose
@@ -422,6 +432,20 @@ mod tests {
         assert!(!watch.stale_at(w, t0));
         assert!(!watch.stale(LOCKED));
         assert!(!watch.stale_at(w, t0 + ns(PATIENCE_NS)));
+    }
+
+    #[cfg(all(feature = "std", not(miri)))]
+    #[test]
+    fn a_thread_asks_until_it_has_a_verdict() {
+        // A new thread has none; one whose CPU looked shared does not ask
+        // (its shared round yields anyway).
+        std::thread::spawn(|| {
+            assert!(verdict_due());
+            mark_cpu_shared();
+            assert!(!verdict_due());
+        })
+        .join()
+        .unwrap();
     }
 
     #[test]

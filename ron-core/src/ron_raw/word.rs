@@ -6,7 +6,7 @@
 use super::park::{Parked, Parking, SleepLimit, WaitClock, cpus};
 use super::wait::{
     UNREGISTERED_LOOKS, UNREGISTERED_PAUSE_MAX, Watch, cpu_looked_shared, first_budget,
-    give_cpu_away, mark_cpu_shared, yield_cpu,
+    give_cpu_away, mark_cpu_shared, verdict_due, yield_cpu,
 };
 use crate::slots::{GRANT, PlaceToken, SlotTable, count};
 use crate::sync::{AtomicU32, Ordering, spin_loop};
@@ -509,11 +509,16 @@ impl<'a, const S: usize, R: Rooms<S>, K: FnMut() -> bool> Waiter<'a, S, R, K> {
 
     /// Whether this round is a shared round. A registered waiter that is
     /// off the CPU would hold up the handovers addressed to it, so on a
-    /// shared CPU a waiter does not register. The crowd is counted from
-    /// the second round on (a look at the block's count, a line every
-    /// arrival writes), and marks the CPU shared for this thread's next
-    /// waits too.
+    /// shared CPU a waiter does not register. A first round without a
+    /// recent verdict asks the scheduler first ([`verdict_due`]: one timed
+    /// yield). The crowd is counted from the second round on (a look at
+    /// the block's count, a line every arrival writes), and marks the CPU
+    /// shared for this thread's next waits too.
     fn cpu_looks_shared(&self, first_round: bool) -> bool {
+        if first_round && verdict_due() {
+            crate::coverage::hit!("ron_raw.ask_cpu");
+            yield_cpu();
+        }
         let crowded = !first_round && self.rooms.waiters() > cpus();
         if crowded {
             mark_cpu_shared();
