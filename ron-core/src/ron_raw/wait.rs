@@ -347,10 +347,10 @@ pub(crate) fn yield_cpu() -> bool {
 /// Without the question a waiter on a CPU it shares with other runnable
 /// threads registers and spins whenever its wait ends before its first
 /// round does (no yield, so nothing learnt): its handovers keep the lock
-/// moving between CPUs while those threads wait for a time slice (2 CPUs,
-/// 4 and 8 threads, nCS 0: 0.33-0.36x parking_lot without it, 0.82-1.02x
-/// with it, `docs/design.md`). A thread that waits again and again on a
-/// CPU of its own yields about once per `KEEP_OWN_NS`.
+/// moving between CPUs while those threads wait for a time slice
+/// (measured in `docs/design.md`, "`RonRaw` asks before its first
+/// registration"). A thread that waits again and again on a CPU of its
+/// own yields about once per `KEEP_OWN_NS`.
 #[cfg(all(feature = "std", not(loom), not(shuttle), not(miri)))]
 pub(crate) fn verdict_due() -> bool {
     !cpu_looked_shared() && crate::relax::own_cpu_within(crate::relax::KEEP_OWN_NS).is_none()

@@ -41,9 +41,8 @@ pub(crate) trait Rooms<const S: usize> {
 
 /// Looks at the lock word of a round on a shared CPU before the waiter
 /// parks, a yield after each (no spin: a pause there takes the CPU from
-/// a thread that could run; on 2 CPUs, 8-128 threads, nCS 100, 4, 8 and
-/// 16 pauses between the first three looks cost 0.82-0.87x parking_lot
-/// against 1.02x without, `docs/design.md`).
+/// a thread that could run; measured in `docs/design.md`, "No spin in a
+/// shared round").
 const SHARED_LOOKS: u32 = if cfg!(loom) { 1 } else { 10 };
 
 /// Doorbell spins between two questions to `keep_waiting` in a timed wait.
