@@ -202,16 +202,22 @@ pub(crate) fn timed_yield() -> (crate::sync::Instant, bool) {
     crate::sync::yield_now();
     let now = crate::sync::Instant::now();
     let shared = now.saturating_duration_since(t).as_nanos() >= u128::from(FAST_YIELD_NS);
-    OWN_CPU_SINCE.with(|c| c.set((!shared).then_some(now)));
+    CPU_VERDICT.with(|c| {
+        c.set(if shared {
+            Verdict::Shared
+        } else {
+            Verdict::Own(now)
+        })
+    });
     (now, shared)
 }
 
 #[cfg(all(feature = "std", not(any(loom, shuttle))))]
 crate::sync::thread_local! {
-    /// When this thread's last [`timed_yield`] found its CPU its own
-    /// (`None`: shared, or never asked).
-    static OWN_CPU_SINCE: core::cell::Cell<Option<crate::sync::Instant>> =
-        const { core::cell::Cell::new(None) };
+    /// This thread's last verdict on its CPU: from its last
+    /// [`timed_yield`], or `Shared` from [`mark_cpu_shared`] (`Unknown`:
+    /// never asked).
+    static CPU_VERDICT: core::cell::Cell<Verdict> = const { core::cell::Cell::new(Verdict::Unknown) };
 }
 
 /// When this thread's last [`timed_yield`] found its CPU its own, if that
@@ -219,9 +225,28 @@ crate::sync::thread_local! {
 #[cfg(all(feature = "std", not(any(loom, shuttle))))]
 #[inline]
 pub(crate) fn own_cpu_within(max_age_ns: u64) -> Option<crate::sync::Instant> {
-    let since = OWN_CPU_SINCE.with(core::cell::Cell::get)?;
+    let Verdict::Own(since) = CPU_VERDICT.with(core::cell::Cell::get) else {
+        return None;
+    };
     let age = crate::sync::Instant::now().saturating_duration_since(since);
     (age.as_nanos() < u128::from(max_age_ns)).then_some(since)
+}
+
+/// Whether this thread's last verdict on its CPU is "shared" (a slow
+/// [`timed_yield`], or [`mark_cpu_shared`] since).
+#[cfg(all(feature = "std", not(any(loom, shuttle))))]
+#[inline]
+pub(crate) fn cpu_looked_shared() -> bool {
+    matches!(CPU_VERDICT.with(core::cell::Cell::get), Verdict::Shared)
+}
+
+/// Records the verdict "shared" for this thread's CPU without a yield
+/// (`RonRaw` counted more of its waiters than CPUs); the next fast
+/// [`timed_yield`] replaces it.
+#[cfg(all(feature = "std", not(any(loom, shuttle))))]
+#[inline]
+pub(crate) fn mark_cpu_shared() {
+    CPU_VERDICT.with(|c| c.set(Verdict::Shared));
 }
 
 /// [`SpinWhileAlone`] asks again after this long (ns) of spinning on a CPU
@@ -422,7 +447,7 @@ mod tests {
     /// The verdict of a wait's first question after `FIRST_LOOKS` looks,
     /// with the thread's kept verdict set to `kept` before the wait.
     fn first_verdict_with(kept: Option<crate::sync::Instant>) -> Verdict {
-        OWN_CPU_SINCE.with(|c| c.set(kept));
+        CPU_VERDICT.with(|c| c.set(kept.map_or(Verdict::Unknown, Verdict::Own)));
         let mut r = SpinWhileAlone::default();
         for _ in 0..FIRST_LOOKS {
             r.relax();
@@ -454,7 +479,7 @@ mod tests {
         // No kept verdict: a question, whose answer is kept (or cleared).
         let v = first_verdict_with(None);
         assert!(!matches!(v, Verdict::Unknown), "no question asked");
-        let kept = OWN_CPU_SINCE.with(core::cell::Cell::get);
+        let kept = own_cpu_within(u64::MAX);
         match v {
             Verdict::Own(t) => assert_eq!(kept, Some(t)),
             _ => assert_eq!(kept, None),

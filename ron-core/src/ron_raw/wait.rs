@@ -304,17 +304,11 @@ pub(crate) fn give_cpu_away(spins: u32) -> u32 {
     next
 }
 
-#[cfg(all(feature = "std", not(loom), not(shuttle)))]
-crate::sync::thread_local! {
-    /// Whether this thread's last yield in a `RonRaw` wait let another
-    /// thread run (its CPU is oversubscribed); read by its next wait.
-    static OVERSUBSCRIBED: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
-}
-
-/// Whether this thread's last yield in a wait found its CPU shared.
+/// Whether this thread's last verdict on its CPU is "shared" (the
+/// thread's one verdict, in [`relax`](crate::relax)).
 #[cfg(all(feature = "std", not(loom), not(shuttle)))]
 pub(crate) fn cpu_looked_shared() -> bool {
-    OVERSUBSCRIBED.with(|o| o.get())
+    crate::relax::cpu_looked_shared()
 }
 
 /// Records that this thread's CPU looks shared (the lock's waiters
@@ -322,7 +316,7 @@ pub(crate) fn cpu_looked_shared() -> bool {
 /// clears it.
 #[cfg(all(feature = "std", not(loom), not(shuttle)))]
 pub(crate) fn mark_cpu_shared() {
-    OVERSUBSCRIBED.with(|o| o.set(true));
+    crate::relax::mark_cpu_shared();
 }
 
 /// Nothing to record without `std` (and under loom and shuttle).
@@ -335,9 +329,7 @@ pub(crate) fn mark_cpu_shared() {}
 /// was runnable here) and records the answer for [`cpu_looked_shared`].
 #[cfg(all(feature = "std", not(loom), not(shuttle)))]
 pub(crate) fn yield_cpu() -> bool {
-    let (_, shared) = crate::relax::timed_yield();
-    OVERSUBSCRIBED.with(|o| o.set(shared));
-    !shared
+    !crate::relax::timed_yield().1
 }
 
 /// Whether a wait should first ask the scheduler (one timed yield,
