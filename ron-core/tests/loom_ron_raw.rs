@@ -454,9 +454,10 @@ impl Pooled {
 }
 
 /// The pool's paths, in the order of the table.
-const POOL_PATHS: [&str; 20] = [
+const POOL_PATHS: [&str; 21] = [
     "ron_raw.executions",
     "ron_raw.release_idle_block",
+    "ron_raw.release_kept",
     "ron_raw.register",
     "ron_raw.handover",
     "ron_raw.takeover",
@@ -501,6 +502,7 @@ fn pooled_park_release_wakes() {
             "ron_raw.park_watch",
             "ron_raw.park_sleep",
             "ron_raw.release_wakes",
+            "ron_raw.release_kept",
         ],
     );
 }
@@ -556,6 +558,7 @@ fn pool_claim_use_return_reuse() {
             "ron_raw.pool_reuse",
             "ron_raw.handover",
             "ron_raw.release_idle_block",
+            "ron_raw.release_kept",
         ],
     );
 }

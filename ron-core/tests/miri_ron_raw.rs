@@ -50,11 +50,12 @@ struct Counter {
 unsafe impl Sync for Counter {}
 
 /// The paths the workload must reach.
-const PATHS: [&str; 8] = [
+const PATHS: [&str; 9] = [
     "ron_raw.fast",
     "ron_raw.register",
     "ron_raw.handover",
     "ron_raw.take_own",
+    "ron_raw.release_kept",
     "ron_raw.release_free",
     "ron_raw.pool_claim",
     "ron_raw.pool_use",

@@ -5,12 +5,16 @@
 //! |---|---|---|
 //! | `FREE` (0) | unlocked | anyone: CAS -> `LOCKED` |
 //! | `LOCKED` (1) | held | the owner: `FREE` or `HANDED` |
+//! | `KEPT` (3) | held, and the owner keeps the reference to the lock's pooled block it waited with, for its release (`RonRaw` only) | the owner: `FREE` or `HANDED` (after dropping the reference) |
 //! | `HANDED(s, seq)` | released to slot `s`, owned by nobody | a waiter of `s` (at once) or any waiter that watched this exact value for `PATIENCE_NS` (`PATIENCE` looks): CAS -> `LOCKED` |
 //! | `HANDED(WATCH_SLOT, seq)` | released to the lock's parking *watcher* (`RonRaw`'s turn for its sleepers, see [`WATCH_SLOT`]), owned by nobody | the waiter that holds the lock's watch (at once) or, as above, any waiter after `PATIENCE_NS` |
 //!
-//! Every `X -> LOCKED` is one CAS from `FREE` or `HANDED`, with one winner,
-//! and only the owner writes `FREE` or `HANDED`: exclusion is that of a
-//! test-and-set lock, whatever the slots, the blocks or the CPU hint say.
+//! Every `X -> LOCKED` (or `KEPT`) is one CAS from `FREE` or `HANDED`,
+//! with one winner, and only the owner writes `FREE` or `HANDED`:
+//! exclusion is that of a test-and-set lock, whatever the slots, the
+//! blocks or the CPU hint say. `KEPT` is `LOCKED` for everyone but the
+//! owner's release, which reads it back to learn whether it holds a block
+//! reference (so a guard, which anyone can forge, never carries one).
 //! Slots (and, for `RonRaw`, the pooled block that holds them) only steer
 //! *who* takes a `HANDED` word first.
 //!
@@ -30,6 +34,9 @@
 pub(crate) const FREE: u32 = 0;
 pub(crate) const LOCKED: u32 = 1;
 pub(crate) const HANDED: u32 = 2;
+/// Held by an owner that kept its waiting reference to the lock's pooled
+/// block (the one value whose tag is `TAG`; see the table above).
+pub(crate) const KEPT: u32 = 3;
 pub(crate) const TAG: u32 = 3;
 const SLOT_SHIFT: u32 = 2;
 const SLOT_MASK: u32 = (1 << 14) - 1;

@@ -53,6 +53,11 @@ impl<const S: usize> Rooms<S> for SlotTable<S> {
     fn waiters(&self) -> usize {
         0
     }
+
+    /// Inline slots hold no reference: the owner writes `LOCKED`.
+    const HELD: u32 = super::encoding::LOCKED;
+
+    fn keep(&self, _: &SlotTable<S>) {}
 }
 
 impl<const S: usize> RonInline<S> {
@@ -151,8 +156,10 @@ impl<const S: usize> RonInline<S> {
         // release runs from slot 0 (see `RonRaw::release_slow`).
         token.release_from_slot::<S>(|from| {
             let head = &*self.head;
-            head.word
-                .publish(head.word.next_owner(&self.slots, from, S, &head.handovers));
+            head.word.publish(
+                head.word
+                    .next_owner(&self.slots, from, S, &head.handovers, false),
+            );
         });
     }
 
@@ -229,7 +236,7 @@ crate::timed::impl_raw_mutex_timed! {
 // Plain unit tests: not under loom or shuttle, whose atomics need their runtime.
 #[cfg(all(test, not(loom), not(shuttle)))]
 mod tests {
-    use super::super::encoding::{FREE, HANDED, SEQ_SHIFT, TAG, handed, handed_slot};
+    use super::super::encoding::{FREE, HANDED, LOCKED, SEQ_SHIFT, TAG, handed, handed_slot};
     use super::super::wait::Watch;
     use super::*;
     use crate::sync::Ordering;
@@ -248,7 +255,7 @@ mod tests {
         assert!(
             l.head
                 .word
-                .look(slot, true, false, Some(&l.slots), &mut Watch::new())
+                .look(slot, true, false, Some(&l.slots), &mut Watch::new(), LOCKED)
         );
         l.slots.unregister::<true>(slot);
         // SAFETY: we hold the lock (taken by `look`).

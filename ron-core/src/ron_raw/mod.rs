@@ -96,21 +96,28 @@
 //! transfer before its critical section. The release writes the
 //! handover's number beside the doorbell of the slot it rings, and the
 //! woken waiter takes the lock with one CAS from that value instead of a
-//! load and a CAS. What is left on the path: the release's ring of the
-//! grantee's doorbell, the grantee's read of it, its CAS of the lock
-//! word, its slot count and block reference, and the critical section's
-//! data.
+//! load and a CAS. An owner that waited holding the lock's block keeps
+//! that reference for its release (its CAS writes `KEPT`): the
+//! acquisition drops nothing and the release takes no reference of its
+//! own, and the release counts the handover with one read-modify-write
+//! of the block's head line before it rings, so that line's miss is not
+//! between the doorbell and the publication. What is left on the path:
+//! the release's count and ring of the grantee's doorbell, the grantee's
+//! read of it, its CAS of the lock word, its slot count, the release's
+//! drop of its reference, and the critical section's data.
 //!
 //! ## Lock word
 //! | value | meaning | who may write next |
 //! |---|---|---|
 //! | `FREE` (0) | unlocked | anyone: CAS -> `LOCKED` |
 //! | `LOCKED` (1) | held | the owner: `FREE` or `HANDED` |
-//! | `HANDED(s, seq)` | released to slot `s`, owned by nobody | a waiter of `s` (at once) or any waiter that watched this exact value for `PATIENCE_NS` (`PATIENCE` looks): CAS -> `LOCKED` |
+//! | `KEPT` (3) | held by an owner that waited holding the lock's pooled block and kept that reference for its release (`RonRaw` only; `LOCKED` to everyone else) | the owner: `FREE` or `HANDED`, after dropping the reference |
+//! | `HANDED(s, seq)` | released to slot `s`, owned by nobody | a waiter of `s` (at once) or any waiter that watched this exact value for `PATIENCE_NS` (`PATIENCE` looks): CAS -> `LOCKED` (`KEPT` holding a block reference) |
 //! | `HANDED(WATCH, seq)` | released to the parking watcher (a fair turn, below), owned by nobody | the waiter holding the lock's watch (at once) or, as above, any waiter after `PATIENCE_NS` |
 //!
-//! `seq` is the low 16 bits of the lock's handover count, which only the
-//! owner writes (ordered by the lock itself: `RonInline` keeps it beside
+//! `seq` is the low 16 bits of the lock's handover count (a release
+//! counts before it scans, so one whose scan finds nobody counts too),
+//! which only the owner writes (ordered by the lock itself: `RonInline` keeps it beside
 //! the word, `RonRaw` in its pooled block, on the line of the block's
 //! reference count) and which survives `FREE` periods: `HANDED(s, n)`
 //! recurs only after 65,536 further handovers, never merely because the
@@ -306,7 +313,7 @@ pub const DEFAULT_SLOTS: usize = 16;
 /// route-ordered slots (one per CPU, up to 256) come from the [`pool`]
 /// while it is contended.
 ///
-/// * **States:** the lock word (`FREE`, `LOCKED`, `HANDED(slot, n)`) and,
+/// * **States:** the lock word (`FREE`, `LOCKED`, `KEPT`, `HANDED(slot, n)`) and,
 ///   while contended, a pooled block's slots (waiter count, doorbell,
 ///   bitmap); table in the [module docs](self).
 /// * **Guarantees:** mutual exclusion (the lock belongs to whoever CASes
@@ -364,11 +371,21 @@ impl<'a> Rooms<BLOCK_SLOTS> for Pooled<'a> {
     fn waiters(&self) -> usize {
         // Relaxed: a snapshot that only steers. The block's count is its
         // waiters (each holds a reference while it waits), the lock's own
-        // reference and a releaser's during its scan.
+        // reference, and an owner's that kept its own for its release (or
+        // a releaser's during its scan).
         let index = self.home.load(Ordering::Relaxed);
         self.pool
             .block(index)
             .map_or(0, |b| b.refs().saturating_sub(1) as usize)
+    }
+
+    /// The owner keeps its reference for its release (`release_kept`):
+    /// the release then needs no increment of the block's count, a line
+    /// every arrival writes, and the acquisition no decrement.
+    const HELD: u32 = encoding::KEPT;
+
+    fn keep(&self, room: BlockRef<'a>) {
+        room.keep();
     }
 }
 
@@ -582,13 +599,20 @@ impl RonRaw {
     /// every caller as one load and one store.
     #[inline(never)]
     fn release_with_block(&self, pool: &Pool<'_>, token: PlaceToken, index: u32) {
+        // The reference this owner kept from its wait, if it did (a
+        // `KEPT` word); taken back once, here.
+        let kept = self.kept_ref(pool);
         if pool::anyone_registered(pool, index) {
-            self.release_slow(pool, token);
+            self.release_slow(pool, token, kept);
             return;
         }
         // Waiters hold the block but none spins registered: they are off
         // the CPU (yielding). Free the lock without a reference: the
-        // release then costs what `RonInline`'s does.
+        // release then costs what `RonInline`'s does. A kept reference is
+        // dropped first: once the lock is free its last user may free it,
+        // and a last reference's drop writes the lock (it detaches the
+        // block).
+        drop(kept);
         self.word.release_free();
         // Parked waiters hold the block: wake one (if none is on its way).
         #[cfg(feature = "std")]
@@ -601,22 +625,45 @@ impl RonRaw {
         }
     }
 
+    /// The reference to the lock's block that the owner kept from its
+    /// wait (`Rooms::keep`), taken back; `None` if the word is not `KEPT`
+    /// (a fast-path, try or unregistered acquisition).
+    #[inline]
+    fn kept_ref<'a>(&'a self, pool: &Pool<'a>) -> Option<BlockRef<'a>> {
+        if !self.word.kept() {
+            return None;
+        }
+        crate::coverage::hit!("ron_raw.release_kept");
+        // SAFETY: the word is `KEPT` and we own the lock: the acquisition
+        // that wrote it (ours) kept its reference to the block the lock
+        // names, and only this release takes it back.
+        unsafe { pool::adopt(&self.block, pool) }
+    }
+
     #[cold]
     #[inline(never)]
-    fn release_slow(&self, pool: &Pool<'_>, token: PlaceToken) {
+    fn release_slow<'a>(&'a self, pool: &Pool<'a>, token: PlaceToken, kept: Option<BlockRef<'a>>) {
         // The CPU hint (for a fast-path token) is user code: it is asked
         // before anything changes, and if it panics the release runs from
-        // slot 0 instead, so an unlock never unwinds with the lock held.
-        token.release_from_slot_of(pool::active_slots(), |from| self.release_from(pool, from));
+        // slot 0 instead (with `kept` all the same), so an unlock never
+        // unwinds with the lock held.
+        let kept = core::cell::Cell::new(kept);
+        token.release_from_slot_of(pool::active_slots(), |from| {
+            self.release_from(pool, from, kept.take())
+        });
     }
 
     /// The release, handing over from slot `from` + 1; on this thread's
     /// fair turn, to the lock's parking watcher instead, if it has one
     /// (the registered waiters would otherwise pass the lock among
     /// themselves while the sleepers' watcher only ever finds it handed).
-    fn release_from(&self, pool: &Pool<'_>, from: usize) {
+    fn release_from<'a>(&'a self, pool: &Pool<'a>, from: usize, kept: Option<BlockRef<'a>>) {
         let to_watcher = wait::fair_turn_due() && self.watched();
-        let next = match pool::current(&self.block, pool) {
+        let room = match kept {
+            Some(room) => Some(room),
+            None => pool::current(&self.block, pool),
+        };
+        let next = match room {
             Some(room) => {
                 // The handover count lives in the block: a handover needs
                 // one, and we hold a reference to it.
@@ -625,7 +672,7 @@ impl RonRaw {
                     self.word.to_watcher(room.handovers())
                 } else {
                     self.word
-                        .next_owner(&room, from, pool::active_slots(), room.handovers())
+                        .next_owner(&room, from, pool::active_slots(), room.handovers(), true)
                 };
                 // Drop our reference before publishing: once `next` is
                 // stored the lock may be taken and freed by its new owner.
@@ -687,10 +734,13 @@ crate::raw_impl::impl_default_debug! {
 // waiter is registered in a slot (the hint is asked before), so `lock`
 // unwinds only with nothing registered. `unlock` asks the hint only for a
 // fast-path guard (`PlaceToken::NONE`) and, if it panics, releases from slot
-// 0 first, so it never unwinds holding the lock. A forgotten guard leaves
-// the lock held and nothing dangling: a waiter's reference to the block
-// ends when it gets the lock, and an unlock drops its own before it
-// publishes the next owner.
+// 0 first, so it never unwinds holding the lock. Whether the owner holds a
+// block reference is read from the word (`KEPT`), never from the guard,
+// which anyone can forge: an unlock drops exactly the reference its
+// acquisition kept, before it publishes the next owner (or frees). A
+// forgotten guard leaves the lock held and nothing dangling; after a
+// contended acquisition the held lock keeps its block out of the pool
+// until it is unlocked (as `RonTicket`'s does).
 unsafe impl lock_api::RawMutex for RonRaw {
     #[allow(clippy::declare_interior_mutable_const)]
     const INIT: Self = Self::new();
@@ -738,7 +788,7 @@ crate::timed::impl_raw_mutex_timed! {
 // Plain unit tests: not under loom or shuttle, whose atomics need their runtime.
 #[cfg(all(test, not(loom), not(shuttle)))]
 mod tests {
-    use super::encoding::{HANDED, SEQ_SHIFT, TAG, handed_slot};
+    use super::encoding::{HANDED, KEPT, LOCKED, SEQ_SHIFT, TAG, handed_slot};
     use super::pool::{Block, BlockRef, Pool};
     use super::wait::Watch;
     use super::*;
@@ -756,7 +806,7 @@ mod tests {
         assert_eq!(handed_slot(word), slot);
         assert!(
             l.word
-                .look(slot, true, false, Some(room), &mut Watch::new())
+                .look(slot, true, false, Some(room), &mut Watch::new(), LOCKED)
         );
         room.unregister::<true>(slot);
         // SAFETY: we hold the lock (taken by `look`).
@@ -911,6 +961,66 @@ mod tests {
         assert_eq!(count.load(std::sync::atomic::Ordering::Relaxed), 3);
         assert_eq!(park::counts(addr), None, "a waiter left its bucket dirty");
         assert!(l.try_acquire().is_some());
+    }
+
+    /// An owner whose CAS wrote `KEPT` (a long registered wait) keeps its
+    /// block reference through its critical section, and its unlock drops
+    /// it even with a guard that does not say so (`PlaceToken::NONE`, as
+    /// lock_api 0.4's guard-less unlock passes): the block goes back to
+    /// the pool. One whose CAS wrote `LOCKED` holds none, and its unlock
+    /// takes one of its own for the handover.
+    #[test]
+    fn an_owner_that_kept_its_block_reference_drops_it_at_its_unlock() {
+        let blocks = [Block::new(), Block::new()];
+        let pool = Pool::new_in(&blocks);
+        let l = RonRaw::new();
+        let refs = || {
+            let index = pool::index_of(l.block.load(Ordering::Relaxed));
+            pool.block(index).map_or(0, |b| b.refs())
+        };
+        // A waiter's room, registered in slot 1, takes the free lock as a
+        // long wait does (`Rooms::HELD`), and keeps the room (`Rooms::keep`).
+        let rooms = Pooled {
+            home: &l.block,
+            pool: &pool,
+        };
+        let room = rooms.enter().expect("a free block");
+        room.register::<true>(1);
+        assert!(
+            l.word
+                .look(1, true, false, Some(&room), &mut Watch::new(), KEPT)
+        );
+        room.unregister_keep_bit(1);
+        rooms.keep(room);
+        assert!(l.word.kept());
+        assert_eq!(refs(), 2, "the lock's reference and the owner's");
+        // SAFETY: we hold the lock; the guard is forged on purpose.
+        unsafe { l.release_in_pool(&pool, PlaceToken::NONE) };
+        assert!(!l.has_block(), "the unlock did not drop the kept reference");
+        assert_eq!(pool.in_use(), 0);
+        assert_eq!(l.word.state.load(Ordering::Relaxed), FREE);
+        // The same with `LOCKED`: the room is dropped as the lock is taken
+        // (here by hand, as `acquire_slow_asking` does), and the unlock
+        // hands over with a reference of its own.
+        let waiter = rooms.enter().expect("a free block");
+        let room = rooms.enter().expect("the same block");
+        room.register::<true>(1);
+        assert!(
+            l.word
+                .look(1, true, false, Some(&room), &mut Watch::new(), LOCKED)
+        );
+        room.unregister_keep_bit(1);
+        drop(room);
+        assert!(!l.word.kept());
+        waiter.register::<true>(2);
+        assert_eq!(refs(), 2, "the lock's reference and the waiter's");
+        // SAFETY: we hold the lock.
+        unsafe { l.release_in_pool(&pool, PlaceToken::at(1)) };
+        assert_eq!(l.word.state.load(Ordering::Relaxed) & TAG, HANDED);
+        assert_eq!(refs(), 2, "the unlock's own reference is gone again");
+        waiter.unregister::<true>(2);
+        drop(waiter);
+        assert_eq!(pool.in_use(), 0);
     }
 
     /// An index the pool does not hold (a lock used with two pools): its

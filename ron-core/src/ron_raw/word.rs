@@ -13,7 +13,7 @@ use crate::sync::{AtomicU32, Ordering, spin_loop};
 use crate::unwind::OnUnwind;
 use core::ops::ControlFlow;
 
-use super::encoding::{FREE, HANDED, LOCKED, TAG, WATCH_SLOT, handed, handed_slot, orphaned};
+use super::encoding::{FREE, HANDED, KEPT, LOCKED, TAG, WATCH_SLOT, handed, handed_slot, orphaned};
 
 /// Where a lock's waiters register: the inline slots of `RonInline`, or
 /// the pooled block of `RonRaw`, held for one round.
@@ -37,6 +37,14 @@ pub(crate) trait Rooms<const S: usize> {
     /// Threads waiting for the lock now (a snapshot that only steers;
     /// 0 where nobody counts them).
     fn waiters(&self) -> usize;
+    /// The word an acquisition writes while it holds a room: `KEPT` where
+    /// the owner keeps the room (a pooled block's reference) for its
+    /// release ([`keep`](Self::keep)), else `LOCKED`.
+    const HELD: u32;
+    /// What becomes of the room of an acquisition that took the lock
+    /// holding it, after its CAS wrote [`HELD`](Self::HELD): kept for
+    /// the release (a pooled block's reference), or dropped.
+    fn keep(&self, room: Self::Room<'_>);
 }
 
 /// Looks at the lock word of a round on a shared CPU before the waiter
@@ -44,6 +52,17 @@ pub(crate) trait Rooms<const S: usize> {
 /// a thread that could run; measured in `docs/design.md`, "No spin in a
 /// shared round").
 const SHARED_LOOKS: u32 = if cfg!(loom) { 1 } else { 10 };
+
+/// Doorbell spins after which a registered waiter that gets the lock
+/// keeps its block reference for its release (`KEPT`): a wait that long
+/// means other waiters hold the block too, so it stays attached, and
+/// keeping saves the decrement of the block's count (a line every arrival
+/// writes) on the handover's path. A shorter wait drops it as it takes the
+/// lock, so that a lock whose contention ends gives its block back (and
+/// its arrivals go back to plain looks) as early as before. Measured in
+/// `docs/design.md` ("A long wait keeps its block reference"). One under
+/// loom and Miri, so that their short waits reach both.
+const KEEP_AFTER_SPINS: u32 = if cfg!(any(loom, miri)) { 1 } else { 64 };
 
 /// Doorbell spins between two questions to `keep_waiting` in a timed wait.
 const ASK_EVERY: u32 = 8;
@@ -184,7 +203,9 @@ impl Word {
     /// arrival does not take its slot's handover at once: that would let a
     /// thread that just released re-take a handover meant for the slot's
     /// waiters. `room` is the caller's room, if it holds one: the doorbell
-    /// of a taken handover is cleared there.
+    /// of a taken handover is cleared there. `held` is the word the CAS
+    /// writes: `LOCKED`, or `KEPT` for a caller that keeps a block
+    /// reference ([`Rooms::HELD`]).
     #[inline]
     pub(crate) fn look<const S: usize>(
         &self,
@@ -193,14 +214,18 @@ impl Word {
         watching: bool,
         room: Option<&SlotTable<S>>,
         watch: &mut Watch,
+        held: u32,
     ) -> bool {
-        self.look_clearing::<S>(s, registered, watching, room, watch, true)
+        self.look_clearing::<S>(s, registered, watching, room, watch, held, true)
     }
 
     /// [`look`](Self::look); with `clear_own_bell` false, a handover taken
     /// by a waiter of its slot leaves the slot's doorbell to the caller
     /// (a registered waiter that leaves with
     /// [`unregister_keep_bit`](SlotTable::unregister_keep_bit)).
+    // One look's whole context: the caller's slot and standing, its room,
+    // its watch and what its CAS writes.
+    #[allow(clippy::too_many_arguments)]
     #[inline]
     fn look_clearing<const S: usize>(
         &self,
@@ -209,6 +234,7 @@ impl Word {
         watching: bool,
         room: Option<&SlotTable<S>>,
         watch: &mut Watch,
+        held: u32,
         clear_own_bell: bool,
     ) -> bool {
         // Relaxed: only decides whether to try the CAS, which has the Acquire.
@@ -234,7 +260,7 @@ impl Word {
         // other synchronisation with the releasing owner.
         if self
             .state
-            .compare_exchange(word, LOCKED, Ordering::Acquire, Ordering::Relaxed)
+            .compare_exchange(word, held, Ordering::Acquire, Ordering::Relaxed)
             .is_err()
         {
             return false;
@@ -277,7 +303,7 @@ impl Word {
     /// changing nothing, if the word is not that handover (not published
     /// yet, or taken meanwhile); the caller then looks as usual.
     #[inline]
-    fn take_noted<const S: usize>(&self, room: &SlotTable<S>, s: usize) -> bool {
+    fn take_noted<const S: usize>(&self, room: &SlotTable<S>, s: usize, held: u32) -> bool {
         // Relaxed: a guess; the CAS checks it.
         let expect = handed(s, room.note(s).load(Ordering::Relaxed));
         // Acquire: pairs with the Release of `publish`, as in `look`.
@@ -287,7 +313,7 @@ impl Word {
         // this one alone breaks no test (loom: all 15 models pass).
         let ok = self
             .state
-            .compare_exchange(expect, LOCKED, Ordering::Acquire, Ordering::Relaxed)
+            .compare_exchange(expect, held, Ordering::Acquire, Ordering::Relaxed)
             .is_ok();
         if ok {
             crate::coverage::hit!("ron_raw.take_own");
@@ -376,6 +402,7 @@ impl Word {
             clock: WaitClock::new(),
             watch: Watch::new(),
             spins: first_budget(),
+            spun: 0,
         };
         // The room held across rounds (declared after `waiter`, so dropped
         // first: the block reference goes before the watch is left).
@@ -383,10 +410,27 @@ impl Word {
         let mut first_round = true;
         loop {
             if let ControlFlow::Break(got) = waiter.round(&mut room, first_round) {
+                // An acquisition whose CAS wrote `KEPT` keeps its room (a
+                // block reference) for its release; any other drops it here.
+                if let (Some(_), Some(r)) = (got, room.take())
+                    && R::HELD == KEPT
+                    && self.kept()
+                {
+                    rooms.keep(r);
+                }
                 return got;
             }
             first_round = false;
         }
+    }
+
+    /// Whether the owner kept its block reference for its release (the
+    /// word is `KEPT`). Only for the owner: nobody else writes the word
+    /// while it is held, so this reads back the owner's own CAS.
+    #[inline]
+    pub(crate) fn kept(&self) -> bool {
+        // Relaxed: the owner reads its own last write (program order).
+        self.state.load(Ordering::Relaxed) == KEPT
     }
 
     /// Frees the lock (nobody can be registered).
@@ -403,6 +447,9 @@ impl Word {
     /// handover in `handovers` (the room's count: written only by owners of
     /// the lock), or `FREE`. The caller stores it with
     /// [`publish`](Self::publish) once it no longer touches the room.
+    /// `count_first`: count with one read-modify-write before the scan
+    /// (`RonRaw`, below), else with a load before and a store after a
+    /// handover (`RonInline`, whose count is on the lock word's line).
     #[inline]
     pub(crate) fn next_owner<const S: usize>(
         &self,
@@ -410,22 +457,36 @@ impl Word {
         from: usize,
         active: usize,
         handovers: &AtomicU32,
+        count_first: bool,
     ) -> u32 {
         // Ring the doorbell first (it checks that the slot has a waiter),
         // then publish the handover: a waiter woken early just sees LOCKED
         // for a moment and looks again.
-        // Relaxed, both: the counter is written only by owners, and the
-        // lock's own Acquire/Release chain orders consecutive owners (for a
-        // pooled block reused by another lock, the count's
+        // `RonRaw` counts first, in one read-modify-write: its count shares
+        // its line with the block's reference count, which arrivals write,
+        // and a store after the ring would put that line's miss between
+        // the doorbell and the publication (the woken waiter's CAS would
+        // find the word not yet handed). A release whose scan then finds
+        // nobody has counted too: its `seq` counts releases that scanned.
+        // Relaxed, all: the counter is written only by owners, and the
+        // lock's own Acquire/Release chain orders consecutive owners (for
+        // a pooled block reused by another lock, the count's
         // read-modify-writes order the two); a torn view could only cost
         // route order anyway.
-        let n = handovers.load(Ordering::Relaxed).wrapping_add(1);
+        let n = if count_first {
+            handovers.fetch_add(1, Ordering::Relaxed)
+        } else {
+            handovers.load(Ordering::Relaxed)
+        }
+        .wrapping_add(1);
         match room.grant_next_bitmap_within(from, active, Some(n), || {
             crate::coverage::hit!("slots.stale_bit_cleared");
         }) {
             Some(t) => {
                 crate::coverage::hit!("ron_raw.handover");
-                handovers.store(n, Ordering::Relaxed);
+                if !count_first {
+                    handovers.store(n, Ordering::Relaxed);
+                }
                 handed(t, n)
             }
             None => {
@@ -478,6 +539,8 @@ struct Waiter<'a, const S: usize, R: Rooms<S>, K: FnMut() -> bool> {
     watch: Watch,
     /// The registered spin budget of the next round.
     spins: u32,
+    /// Doorbell spins of this wait's registered rounds so far.
+    spun: u32,
 }
 
 impl<'a, const S: usize, R: Rooms<S>, K: FnMut() -> bool> Waiter<'a, S, R, K> {
@@ -534,6 +597,7 @@ impl<'a, const S: usize, R: Rooms<S>, K: FnMut() -> bool> Waiter<'a, S, R, K> {
             self.parking.is_watching(),
             None,
             &mut self.watch,
+            LOCKED,
         ) {
             return ControlFlow::Break(Some(PlaceToken::at(self.s)));
         }
@@ -611,6 +675,19 @@ impl<'a, const S: usize, R: Rooms<S>, K: FnMut() -> bool> Waiter<'a, S, R, K> {
         ControlFlow::Continue(())
     }
 
+    /// The word a CAS of a registered wait writes, `i` doorbell spins into
+    /// its round: `R::HELD` (the owner keeps its block reference for its
+    /// release) once the wait has spun [`KEEP_AFTER_SPINS`], else
+    /// `LOCKED` (the reference is dropped as the lock is taken).
+    #[inline]
+    fn held(&self, i: u32) -> u32 {
+        if self.spun.saturating_add(i) >= KEEP_AFTER_SPINS {
+            R::HELD
+        } else {
+            LOCKED
+        }
+    }
+
     /// Registered wait in `room`: spin on the doorbell and look at the
     /// lock word only when it rings, right after registering and at the
     /// end of the round (a look per few spins by every waiter would queue
@@ -627,12 +704,14 @@ impl<'a, const S: usize, R: Rooms<S>, K: FnMut() -> bool> Waiter<'a, S, R, K> {
         while i < self.spins {
             if looks_due > 0 {
                 looks_due -= 1;
+                let held = self.held(i);
                 if self.word.look_clearing(
                     s,
                     true,
                     self.parking.is_watching(),
                     Some(room),
                     &mut self.watch,
+                    held,
                     false,
                 ) {
                     // Keep the slot's bit: this thread will likely
@@ -646,7 +725,7 @@ impl<'a, const S: usize, R: Rooms<S>, K: FnMut() -> bool> Waiter<'a, S, R, K> {
                 spin_loop();
                 i += 1;
             }
-            self.ask_registered(room)?;
+            self.ask_registered(room, self.held(i))?;
             if looks_due > 0 {
                 continue;
             }
@@ -657,7 +736,7 @@ impl<'a, const S: usize, R: Rooms<S>, K: FnMut() -> bool> Waiter<'a, S, R, K> {
             if let Some(w) = rang {
                 crate::coverage::hit!("ron_raw.bell");
                 looks_due = answer_bell(room.word(s), w);
-                if looks_due > 0 && self.word.take_noted(room, s) {
+                if looks_due > 0 && self.word.take_noted(room, s, self.held(i)) {
                     room.unregister_keep_bit(s);
                     return ControlFlow::Break(Some(PlaceToken::at(s)));
                 }
@@ -668,13 +747,16 @@ impl<'a, const S: usize, R: Rooms<S>, K: FnMut() -> bool> Waiter<'a, S, R, K> {
         // here (any waiter of the slot may take it), and so is a lock
         // freed by a release that raced with our registration, or a stale
         // handover (this look keeps the watch going).
+        self.spun = self.spun.saturating_add(i);
         room.unregister::<true>(s);
+        let held = self.held(0);
         if self.word.look(
             s,
             true,
             self.parking.is_watching(),
             Some(room),
             &mut self.watch,
+            held,
         ) {
             crate::coverage::hit!("ron_raw.round_end_take");
             return ControlFlow::Break(Some(PlaceToken::at(s)));
@@ -685,7 +767,7 @@ impl<'a, const S: usize, R: Rooms<S>, K: FnMut() -> bool> Waiter<'a, S, R, K> {
     /// Asks `keep_waiting` while registered in `room`. On a no, leaves the
     /// slot and takes a handover to it that raced with leaving (see
     /// `Word::acquire_slow_while`).
-    fn ask_registered(&mut self, room: &SlotTable<S>) -> Phase {
+    fn ask_registered(&mut self, room: &SlotTable<S>, held: u32) -> Phase {
         let s = self.s;
         // `keep_waiting` is user code: if it panics, leave the slot before
         // unwinding (the room, a block's reference, drops on its own).
@@ -702,6 +784,7 @@ impl<'a, const S: usize, R: Rooms<S>, K: FnMut() -> bool> Waiter<'a, S, R, K> {
             self.parking.is_watching(),
             Some(room),
             &mut self.watch,
+            held,
         ) {
             crate::coverage::hit!("ron_raw.give_up_raced_handover");
             return ControlFlow::Break(Some(PlaceToken::at(s)));
