@@ -330,7 +330,9 @@ pub const DEFAULT_SLOTS: usize = 16;
 ///   unlock. A thread that keeps freeing it while its waiters are all off
 ///   the CPU pauses after a release about every [`FAIR_EVERY_NS`]: a
 ///   yield, or a sleep of about 50 µs with [`FAIR_SLEEP_CROWD`] or more
-///   waiters per CPU.
+///   waiters per CPU. An owner that waited long keeps its block until its
+///   unlock, so a guard forgotten after such a wait keeps one block of the
+///   pool for as long as the lock lives (as `RonTicket`'s does).
 #[repr(C, align(8))]
 pub struct RonRaw {
     word: Word,
