@@ -1,41 +1,21 @@
-//! The values of `RonRaw`'s and `RonInline`'s lock word: who owns the
-//! lock. The operations on it are in [`word`](super::word).
+//! The values of `RonRaw`'s and `RonInline`'s lock word, as constants and
+//! helpers; the operations on it are in [`word`](super::word). What each
+//! value means, who may write the word next, and why `seq` survives `FREE`
+//! periods: the lock-word table of the [module docs](super), stated there
+//! only.
 //!
-//! | value | meaning | who may write next |
-//! |---|---|---|
-//! | `FREE` (0) | unlocked | anyone: CAS -> `LOCKED` |
-//! | `LOCKED` (1) | held | the owner: `FREE` or `HANDED` |
-//! | `KEPT` (3) | held, and the owner keeps the reference to the lock's pooled block it waited with, for its release (`RonRaw` only) | the owner: `FREE` or `HANDED` (after dropping the reference) |
-//! | `HANDED(s, seq)` | released to slot `s`, owned by nobody | a waiter of `s` (at once) or any waiter that watched this exact value for `PATIENCE_NS` (`PATIENCE` looks): CAS -> `LOCKED` |
-//! | `HANDED(WATCH_SLOT, seq)` | released to the lock's parking *watcher* (`RonRaw`'s turn for its sleepers, see [`WATCH_SLOT`]), owned by nobody | the waiter that holds the lock's watch (at once) or, as above, any waiter after `PATIENCE_NS` |
-//!
-//! Every `X -> LOCKED` (or `KEPT`) is one CAS from `FREE` or `HANDED`,
-//! with one winner, and only the owner writes `FREE` or `HANDED`:
-//! exclusion is that of a test-and-set lock, whatever the slots, the
-//! blocks or the CPU hint say. `KEPT` is `LOCKED` for everyone but the
-//! owner's release, which reads it back to learn whether it holds a block
-//! reference (so a guard, which anyone can forge, never carries one).
-//! Slots (and, for `RonRaw`, the pooled block that holds them) only steer
-//! *who* takes a `HANDED` word first.
-//!
-//! `seq` is the low 16 bits of a handover count that only the owner writes
-//! (a relaxed counter ordered by the lock itself, passed to
-//! [`Word::next_owner`](super::word::Word::next_owner)): `RonInline` keeps it beside its word, `RonRaw` in
-//! its pooled block (a handover needs the block anyway). It survives `FREE`
-//! periods (for `RonRaw`: while the lock keeps its block): `HANDED(s, n)`
-//! recurs only after 65,536 further handovers, never merely because the
-//! lock went idle. That is what lets a waiter judge a handover's age by how
-//! long it has watched one word value (see
-//! [`WATCH_HORIZON_NS`](super::WATCH_HORIZON_NS) for the wrap, and for what
-//! a block change does to it). The slot takes 14 bits (`S < 16384`: the
-//! last value is [`WATCH_SLOT`]). The
-//! fast path never touches the counter.
+//! Layout: the low 2 bits are the tag (`FREE` 0, `LOCKED` 1, `HANDED` 2;
+//! tag 3 is `KEPT`, the one value with that tag); a `HANDED` word carries
+//! the slot in the next 14 bits (`S < 16384`: the last value is
+//! [`WATCH_SLOT`]) and `seq`, the low 16 bits of the lock's handover
+//! count, in the high 16.
 
 pub(crate) const FREE: u32 = 0;
 pub(crate) const LOCKED: u32 = 1;
 pub(crate) const HANDED: u32 = 2;
 /// Held by an owner that kept its waiting reference to the lock's pooled
-/// block (the one value whose tag is `TAG`; see the table above).
+/// block (the one value whose tag is `TAG`; the lock-word table of the
+/// [module docs](super)).
 pub(crate) const KEPT: u32 = 3;
 pub(crate) const TAG: u32 = 3;
 const SLOT_SHIFT: u32 = 2;

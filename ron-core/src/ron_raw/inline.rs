@@ -56,8 +56,6 @@ impl<const S: usize> Rooms<S> for SlotTable<S> {
 
     /// Inline slots hold no reference: the owner writes `LOCKED`.
     const HELD: u32 = super::encoding::LOCKED;
-
-    fn keep(&self, _: &SlotTable<S>) {}
 }
 
 impl<const S: usize> RonInline<S> {

@@ -111,12 +111,13 @@
 //! |---|---|---|
 //! | `FREE` (0) | unlocked | anyone: CAS -> `LOCKED` |
 //! | `LOCKED` (1) | held | the owner: `FREE` or `HANDED` |
-//! | `KEPT` (3) | held by an owner that waited holding the lock's pooled block and kept that reference for its release (`RonRaw` only; `LOCKED` to everyone else) | the owner: `FREE` or `HANDED`, after dropping the reference |
+//! | `KEPT` (3) | held by an owner that waited holding the lock's pooled block and kept that reference for its release (`RonRaw` only; `LOCKED` to everyone else: the owner's release reads it back, since a guard, which anyone can forge, cannot say so) | the owner: `FREE` or `HANDED`, after dropping the reference |
 //! | `HANDED(s, seq)` | released to slot `s`, owned by nobody | a waiter of `s` (at once) or any waiter that watched this exact value for `PATIENCE_NS` (`PATIENCE` looks): CAS -> `LOCKED` (`KEPT` holding a block reference) |
 //! | `HANDED(WATCH, seq)` | released to the parking watcher (a fair turn, below), owned by nobody | the waiter holding the lock's watch (at once) or, as above, any waiter after `PATIENCE_NS` |
 //!
-//! `seq` is the low 16 bits of the lock's handover count (a release
-//! counts before it scans, so one whose scan finds nobody counts too),
+//! `seq` is the low 16 bits of the lock's handover count (`RonRaw`'s
+//! release counts before it scans, so one whose scan finds nobody counts
+//! too),
 //! which only the owner writes (ordered by the lock itself: `RonInline` keeps it beside
 //! the word, `RonRaw` in its pooled block, on the line of the block's
 //! reference count) and which survives `FREE` periods: `HANDED(s, n)`
@@ -381,14 +382,10 @@ impl<'a> Rooms<BLOCK_SLOTS> for Pooled<'a> {
             .map_or(0, |b| b.refs().saturating_sub(1) as usize)
     }
 
-    /// The owner keeps its reference for its release (`release_kept`):
-    /// the release then needs no increment of the block's count, a line
-    /// every arrival writes, and the acquisition no decrement.
+    /// The owner keeps its reference for its release (`kept_ref`): the
+    /// release then needs no increment of the block's count, a line every
+    /// arrival writes, and the acquisition no decrement.
     const HELD: u32 = encoding::KEPT;
-
-    fn keep(&self, room: BlockRef<'a>) {
-        room.keep();
-    }
 }
 
 /// `RonRaw`'s entry points with a model's own pool of blocks, for the loom
@@ -628,7 +625,7 @@ impl RonRaw {
     }
 
     /// The reference to the lock's block that the owner kept from its
-    /// wait (`Rooms::keep`), taken back; `None` if the word is not `KEPT`
+    /// wait, taken back; `None` if the word is not `KEPT`
     /// (a fast-path, try or unregistered acquisition).
     #[inline]
     fn kept_ref<'a>(&'a self, pool: &Pool<'a>) -> Option<BlockRef<'a>> {
@@ -981,7 +978,7 @@ mod tests {
             pool.block(index).map_or(0, |b| b.refs())
         };
         // A waiter's room, registered in slot 1, takes the free lock as a
-        // long wait does (`Rooms::HELD`), and keeps the room (`Rooms::keep`).
+        // long wait does (`Rooms::HELD`), and keeps the room.
         let rooms = Pooled {
             home: &l.block,
             pool: &pool,
@@ -993,7 +990,7 @@ mod tests {
                 .look(1, true, false, Some(&room), &mut Watch::new(), KEPT)
         );
         room.unregister_keep_bit(1);
-        rooms.keep(room);
+        room.keep();
         assert!(l.word.kept());
         assert_eq!(refs(), 2, "the lock's reference and the owner's");
         // SAFETY: we hold the lock; the guard is forged on purpose.

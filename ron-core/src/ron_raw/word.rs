@@ -37,14 +37,10 @@ pub(crate) trait Rooms<const S: usize> {
     /// Threads waiting for the lock now (a snapshot that only steers;
     /// 0 where nobody counts them).
     fn waiters(&self) -> usize;
-    /// The word an acquisition writes while it holds a room: `KEPT` where
-    /// the owner keeps the room (a pooled block's reference) for its
-    /// release ([`keep`](Self::keep)), else `LOCKED`.
+    /// The word a long registered wait's CAS writes: `KEPT` where the
+    /// owner then keeps its room (a pooled block's reference) for its
+    /// release, else `LOCKED` (a room that holds nothing).
     const HELD: u32;
-    /// What becomes of the room of an acquisition that took the lock
-    /// holding it, after its CAS wrote [`HELD`](Self::HELD): kept for
-    /// the release (a pooled block's reference), or dropped.
-    fn keep(&self, room: Self::Room<'_>);
 }
 
 /// Looks at the lock word of a round on a shared CPU before the waiter
@@ -411,12 +407,14 @@ impl Word {
         loop {
             if let ControlFlow::Break(got) = waiter.round(&mut room, first_round) {
                 // An acquisition whose CAS wrote `KEPT` keeps its room (a
-                // block reference) for its release; any other drops it here.
+                // block reference, as `BlockRef::keep` does) for its
+                // release, which takes it back (`RonRaw::kept_ref`); any
+                // other drops it here.
                 if let (Some(_), Some(r)) = (got, room.take())
                     && R::HELD == KEPT
                     && self.kept()
                 {
-                    rooms.keep(r);
+                    core::mem::forget(r);
                 }
                 return got;
             }
