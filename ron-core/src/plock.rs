@@ -202,8 +202,11 @@ fn wait_registered<const S: usize, const BITMAP: bool, R: Relax>(
         }
     });
     on_wait();
+    // Whether we are the slot's only waiter, as far as we know: chooses
+    // how a look reads the slot (`try_take_grant`).
+    let mut alone = before == 0;
     loop {
-        if slots.try_take_grant(s) {
+        if slots.try_take_grant(s, &mut alone) {
             mark::<BITMAP>(Path::GrantTaken);
             registered.disarm();
             return (PlaceToken::at(s), true);

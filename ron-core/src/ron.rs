@@ -146,10 +146,21 @@ impl<const S: usize, R: Relax> Ron<S, R> {
     #[inline]
     fn look(&self, s: usize, claimed: &Cell<bool>) -> bool {
         let flag = &self.flags[s];
-        // Acquire: pairs with the holder's Release CAS WAITING -> GRANTED.
-        if claimed.get() && flag.load(Ordering::Acquire) == GRANTED {
-            // Relaxed: the flag carries no data for the next claimer.
-            flag.store(UNCLAIMED, Ordering::Relaxed);
+        // The claimer consumes a grant with one read-modify-write: it owns
+        // the flag's line between grants (its claim wrote it, and only a
+        // grant writes it from outside), so a failed look costs what a
+        // load does, and a look that finds the grant takes the line for
+        // writing at once, where a load and then a store would fetch it
+        // shared and then pay an invalidation of the granting holder's
+        // copy (one more hop per handover). Acquire on success: pairs with
+        // the holder's Release CAS WAITING -> GRANTED; Relaxed on failure:
+        // nothing was taken.
+        if claimed.get()
+            && flag
+                .compare_exchange(GRANTED, UNCLAIMED, Ordering::Acquire, Ordering::Relaxed)
+                .is_ok()
+        {
+            crate::coverage::hit!("ron.grant_taken");
             claimed.set(false);
             return true;
         }
@@ -297,7 +308,7 @@ impl<const S: usize, R: Relax> Ron<S, R> {
             let t = (from + i) % S;
             let f = &self.flags[t];
             // Relaxed peek, then a Release CAS that passes our critical
-            // section to the claimer (its Acquire load of GRANTED).
+            // section to the claimer (its Acquire CAS from GRANTED).
             if f.load(Ordering::Relaxed) == WAITING
                 && f.compare_exchange(WAITING, GRANTED, Ordering::Release, Ordering::Relaxed)
                     .is_ok()
@@ -325,8 +336,8 @@ crate::raw_impl::impl_default_debug! {
 // `WAITING`, `in_use` kept true). `lock` and `try_lock` return a guard only
 // after the CAS `in_use` false -> true (Acquire, pairing with the Release
 // store that freed it), or, as the one claimer of slot `s` (claiming is a CAS
-// `UNCLAIMED -> WAITING`, so one thread per flag), an Acquire load that sees
-// `GRANTED`, pairing with the holder's Release CAS `WAITING -> GRANTED`; by
+// `UNCLAIMED -> WAITING`, so one thread per flag), an Acquire CAS `GRANTED
+// -> UNCLAIMED` that consumes the grant, pairing with the holder's Release CAS `WAITING -> GRANTED`; by
 // the invariant nobody takes `in_use` while a grant is pending and only the
 // claimer consumes it. The slot is only a place to wait: a wrong,
 // out-of-range or stale CPU hint changes where the unlock's scan starts,

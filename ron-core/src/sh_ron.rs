@@ -2,31 +2,36 @@
 //! per-CPU waiting flags of all `ShRon` locks live in one process-wide
 //! *wait table*.
 //!
-//! The table has [`MAX_CPUS_IN_TABLE`] rows (one per CPU hint, modulo) and
-//! one *column* per contended lock: 2 bits per lock per row (`PENDING`,
-//! `GRANTED`), 32 locks per 64-bit word. A lock claims a column lazily, on
-//! its first contended acquisition (a CAS of the column index into the lock
-//! word), and gives it back in `Drop`.
+//! The table has [`MAX_CPUS_IN_TABLE`] rows (one per place on the
+//! installed route, or per CPU id modulo the rows without one) and one
+//! *column* per contended lock: 2 bits per lock per row (`PENDING`,
+//! `GRANTED`). A lock claims a column lazily, on its first contended
+//! acquisition (a CAS of the column index into the lock word), and gives
+//! it back in `Drop`.
 //!
 //! * lock: fast path: load the word, and only if `IN_USE` is clear
 //!   `fetch_or(IN_USE)` (an arrival that finds it held writes nothing).
-//!   Slow path: get the lock's column;
-//!   *claim* the caller's row (`fetch_or(PENDING)` that finds it clear) and
-//!   count itself in the lock word; loop { `GRANTED` set in our row => owner;
-//!   `IN_USE` clear => take it by `fetch_or` => owner }. A thread that cannot
-//!   claim its row (another thread on the same CPU hint already waits there)
-//!   waits on `IN_USE` alone (TTAS), exactly like a thread whose lock has no
-//!   column because the table is full.
-//! * unlock: if the lock word counts claimed waiters, scan the rows after
-//!   the acquirer's row (its own last) for a `PENDING` bit of this column
-//!   and set its `GRANTED` bit, keeping `IN_USE` set; otherwise (or if no
-//!   row is pending) clear `IN_USE`.
+//!   Slow path: get the lock's column; *claim* the caller's row
+//!   (`fetch_or(PENDING)` that finds it clear), then count itself in the
+//!   lock word (`fetch_add`), whose old value is the claimer's one look at
+//!   `IN_USE`: free, it takes the lock; held, it waits on its row alone
+//!   until a release grants it, and takes the grant with one CAS of the row
+//!   word. A thread that cannot claim its row (another thread on the same
+//!   row already waits there) waits on `IN_USE` (TTAS) and claims the row
+//!   as soon as it is free again (a load first); a lock with no column
+//!   (table full) waits on `IN_USE` alone.
+//! * unlock: if the lock word counts no claimer, clear `IN_USE` by a CAS
+//!   (which fails if a claimer counted itself meanwhile); otherwise scan the
+//!   rows after the acquirer's row (its own last, so along the route) for
+//!   a `PENDING` bit of this column and set its `GRANTED` bit, keeping
+//!   `IN_USE` set. A count with no claimed row (a claimer leaving by a
+//!   panic) is read again until it drops.
 //!
 //! ## Lock word
 //! | bits | meaning | written by |
 //! |---|---|---|
-//! | 0 | `IN_USE`: held, or granted and about to be taken by the grantee | set by `fetch_or` from clear; cleared by the holder |
-//! | 1..32 | number of claimed waiters (a hint for the unlock scan) | `+1` after claiming, `-1` on acquisition |
+//! | 0 | `IN_USE`: held, or granted and about to be taken by the grantee | set by `fetch_or` from clear; cleared by the holder's CAS, only while the count is 0 |
+//! | 1..32 | number of counted claimers: while it is not 0 the lock is handed over, never freed | `+1` after claiming, `-1` on acquisition or leaving |
 //! | 32..64 | column + 1, or 0 for none | CAS once from 0; reset in `Drop` |
 //!
 //! ## Table bits (row `r`, this lock's column)
@@ -38,16 +43,22 @@
 //!
 //! `GRANTED` is set only by the holder, only over `PENDING` (a CAS that
 //! finds it set), only while `IN_USE` stays set; only the claimer reads it.
-//! A claimer leaves only by the grant, by taking `IN_USE` from clear (which
-//! is impossible while a grant is pending), or, when its relax policy
-//! panics, by one `fetch_and` clearing both bits, which takes a grant that
-//! came first (the claimer then owns the lock and releases it). So at any
-//! moment the holder, the pending grant or nobody owns the lock (the claim
-//! step of [`Ron`](crate::Ron)).
+//! A claimer leaves only by the grant, by taking `IN_USE` from clear at its
+//! count (which is impossible while a grant is pending), or, when its relax
+//! policy panics, by dropping its count and then one `fetch_and` clearing
+//! both bits, which takes a grant that came first (the claimer then owns
+//! the lock and releases it). So at any moment the holder, the pending
+//! grant or nobody owns the lock (the claim step of [`Ron`](crate::Ron)).
+//! A counted claimer is never stranded: the lock is freed only by a CAS
+//! that finds the count 0, so every release while it is counted grants a
+//! claimed row, and the scans go around the rows in turn.
 //!
-//! ## Table capacity
-//! With `std` the table grows on demand: pages of 32 columns (2 KiB with
-//! 256 rows) are allocated when first used and never freed (up to
+//! ## Table capacity and layout
+//! A page of the table serves 256 columns (8 row words of 32 columns per
+//! row): 256 rows of one 64-byte line each, 16 KiB, 2 bits per lock per
+//! row. A claimer polls its own row's line, which only its own claims and
+//! the grants to it write, so waiters on different CPUs share no line. With
+//! `std` pages are allocated when first used and never freed (up to
 //! [`MAX_COLUMNS`] simultaneously contended locks). Without `std` the table
 //! is a fixed static of [`MAX_COLUMNS`] columns. When no column is free the
 //! lock works as a TTAS lock (waiters spin on `IN_USE`) and asks again on
@@ -62,8 +73,10 @@
 //!   migration, garbage ids).
 //! * Progress.
 //! * Bounded waiting for claimers: at most `MAX_CPUS_IN_TABLE - 1` other
-//!   grants plus one racing fast-path acquisition. Threads that could not
-//!   claim (shared row, full table) have no bound.
+//!   grants plus one racing fast-path acquisition (the lock is free while a
+//!   claimer is counted only between a release that found no count and
+//!   that claimer's take). Threads that could not claim (shared row, full
+//!   table) have no bound.
 //! * Panics: a waiter whose `Relax` policy panics clears its row claim, or,
 //!   if its row was granted meanwhile, takes the lock and hands it on, then
 //!   unwinds; an unlock whose CPU hint panics releases the lock (scanning
@@ -71,10 +84,10 @@
 //!   (`docs/panic-safety.md`).
 //!
 //! ## Cost
-//! Bytes per lock: **8**. Per process: the table (std: 24 KiB of page
-//! pointers and column bitmap plus 2 KiB per 32 contended locks; no_std:
-//! `MAX_COLUMNS / 32` pages of 2 KiB, statically). Uncontended lock +
-//! unlock: a load and a `fetch_or`, a load, a `fetch_and`.
+//! Bytes per lock: **8**. Per process: the table (std: 10 KiB of page
+//! pointers and column bitmap plus a 16 KiB page per 256 contended locks;
+//! no_std: one 16 KiB page, statically). Uncontended lock + unlock: a load
+//! and a `fetch_or`, a load and a CAS.
 //!
 //! ```
 //! use ron_core::ShRon;
@@ -87,6 +100,7 @@
 //! assert_eq!(*m.lock(), 2000);
 //! ```
 
+use core::cell::Cell;
 use core::marker::PhantomData;
 
 use crate::relax::{DefaultRelax, Relax};
@@ -101,49 +115,95 @@ pub const MAX_CPUS_IN_TABLE: usize = 256;
 #[cfg(loom)]
 pub const MAX_CPUS_IN_TABLE: usize = 2;
 
-/// Columns per page (64-bit word per row, 2 bits per column).
-const PAGE_COLUMNS: usize = 32;
+/// Columns per row word (64 bits, 2 bits per column).
+const WORD_COLUMNS: usize = 32;
 
 /// The most locks that can hold a column at once (std: grown on demand).
 #[cfg(all(feature = "std", not(loom)))]
 pub const MAX_COLUMNS: usize = 65536;
 /// The most locks that can hold a column at once (no_std: a fixed table).
 #[cfg(all(not(feature = "std"), not(loom)))]
-pub const MAX_COLUMNS: usize = 128;
+pub const MAX_COLUMNS: usize = 256;
 /// The most locks that can hold a column at once (loom).
 #[cfg(loom)]
 pub const MAX_COLUMNS: usize = 32;
 
+/// Row words of 32 columns each (each with its `used` word).
+const GROUPS: usize = MAX_COLUMNS / WORD_COLUMNS;
+
+/// Row words per row of a page: 8, one 64-byte line (fewer only when the
+/// whole table has fewer).
+const WAYS: usize = if GROUPS < 8 { GROUPS } else { 8 };
+
+/// Columns per page.
+const PAGE_COLUMNS: usize = WORD_COLUMNS * WAYS;
+
+/// Pages of the table.
 const PAGES: usize = MAX_COLUMNS / PAGE_COLUMNS;
+
+/// What [`ShRon::claim`] did.
+enum Claim {
+    /// The row has another claimer: the caller waits on `IN_USE` alone.
+    Shared,
+    /// Claimed and counted while the lock was held: a release grants us.
+    /// The row word before the claim.
+    Counted(u64),
+    /// Claimed and counted, and the lock was free: the caller took it.
+    Took,
+}
 
 const IN_USE: u64 = 1;
 const ONE_WAITER: u64 = 2;
 const COUNT_MASK: u64 = 0xFFFF_FFFE;
 const COL_SHIFT: u32 = 32;
 
-/// One page of the table: a word per row, 32 columns per word. Aligned
-/// to 128 bytes (two lines, the pair x86's adjacent-line prefetch moves
-/// together): every page splits its rows into lines the same way (rows
-/// `8k..8k + 8` share a 64-byte line), wherever the allocator put it, and
-/// shares no line with other data.
-#[repr(align(128))]
+/// One row of a page: the waiting bits of one CPU hint for the page's
+/// `PAGE_COLUMNS` locks, on a cache line of its own. A claimer polls its
+/// row, which only its own claims and the grants to it write (threads of
+/// other CPUs never share it), however many locks the page serves.
+#[repr(align(64))]
+struct Row {
+    words: [AtomicU64; WAYS],
+}
+
+impl Row {
+    crate::sync::const_fn_unless_loom! {
+        fn new() -> Self {
+            Row { words: crate::sync::array_init!(WAYS, AtomicU64::new(0)) }
+        }
+    }
+}
+
+/// One page of the table: a row per CPU hint, `PAGE_COLUMNS` columns.
 struct Page {
-    rows: [AtomicU64; MAX_CPUS_IN_TABLE],
+    rows: [Row; MAX_CPUS_IN_TABLE],
 }
 
 impl Page {
     crate::sync::const_fn_unless_loom! {
         fn new() -> Self {
-            Page { rows: crate::sync::array_init!(MAX_CPUS_IN_TABLE, AtomicU64::new(0)) }
+            Page { rows: crate::sync::array_init!(MAX_CPUS_IN_TABLE, Row::new()) }
         }
     }
+
+    /// The word of row `row` that holds column `col`'s bits.
+    #[inline]
+    fn word(&self, row: usize, col: usize) -> &AtomicU64 {
+        &self.rows[row].words[(col / WORD_COLUMNS) % WAYS]
+    }
+}
+
+/// Column `col`'s `PENDING` bit in its row word (`GRANTED` is the next).
+#[inline]
+fn pending_bit(col: usize) -> u64 {
+    1 << (2 * (col % WORD_COLUMNS))
 }
 
 /// The process-wide wait table (one is a static; loom models make their own).
 #[doc(hidden)]
 pub struct ShTable {
-    /// Per page, which of its 32 columns are taken.
-    used: [AtomicU32; PAGES],
+    /// Per row word (32 columns), which of its columns are taken.
+    used: [AtomicU32; GROUPS],
     /// Per page, the address of its `Box<Page>` or 0 (allocated on demand).
     #[cfg(feature = "std")]
     pages: [crate::sync::AtomicUsize; PAGES],
@@ -159,7 +219,7 @@ impl ShTable {
         /// An empty table.
         pub fn new() -> Self {
             ShTable {
-                used: crate::sync::array_init!(PAGES, AtomicU32::new(0)),
+                used: crate::sync::array_init!(GROUPS, AtomicU32::new(0)),
                 #[cfg(feature = "std")]
                 pages: crate::sync::array_init!(PAGES, crate::sync::AtomicUsize::new(0)),
                 #[cfg(not(feature = "std"))]
@@ -170,9 +230,9 @@ impl ShTable {
 
     /// Claims a free column, or `None` when the table is full.
     fn alloc(&self) -> Option<usize> {
-        for p in 0..PAGES {
+        for g in 0..GROUPS {
             // Relaxed: a guess for the CAS.
-            let mut u = self.used[p].load(Ordering::Relaxed);
+            let mut u = self.used[g].load(Ordering::Relaxed);
             while u != u32::MAX {
                 let bit = (!u).trailing_zeros();
                 // AcqRel: Acquire orders us after the `free` (Release) that
@@ -185,16 +245,17 @@ impl ShTable {
                 // and to `used` is an RMW, and loom and Miri let an RMW read
                 // only the latest write, so no model can put the grant
                 // before the clear (docs/mutants.md).
-                match self.used[p].compare_exchange_weak(
+                match self.used[g].compare_exchange_weak(
                     u,
                     u | 1 << bit,
                     Ordering::AcqRel,
                     Ordering::Relaxed,
                 ) {
                     Ok(_) => {
+                        let col = g * WORD_COLUMNS + bit as usize;
                         #[cfg(feature = "std")]
-                        self.ensure_page(p);
-                        return Some(p * PAGE_COLUMNS + bit as usize);
+                        self.ensure_page(col / PAGE_COLUMNS);
+                        return Some(col);
                     }
                     Err(now) => u = now,
                 }
@@ -260,12 +321,13 @@ impl ShTable {
     /// Returns column `col`: clears its bits in every row, frees it.
     fn free(&self, col: usize) {
         if let Some(page) = self.page(col) {
-            let mask = 3u64 << (2 * (col % PAGE_COLUMNS));
-            for row in &page.rows {
+            let mask = 3 * pending_bit(col);
+            for row in 0..MAX_CPUS_IN_TABLE {
+                let w = page.word(row, col);
                 // Relaxed: no waiter exists (the lock is exclusively owned);
                 // the bits should already be clear, this is belt and braces.
-                if row.load(Ordering::Relaxed) & mask != 0 {
-                    row.fetch_and(!mask, Ordering::Relaxed);
+                if w.load(Ordering::Relaxed) & mask != 0 {
+                    w.fetch_and(!mask, Ordering::Relaxed);
                 }
             }
         }
@@ -273,7 +335,7 @@ impl ShTable {
         // Release: orders the clearing above (and every claimer's clear
         // before it) before the column's next user; see `alloc`.
         // mutants: kept, C11 only, the pair of `alloc`'s Acquire (see there).
-        self.used[col / PAGE_COLUMNS].fetch_and(!(1 << (col % PAGE_COLUMNS)), Ordering::Release);
+        self.used[col / WORD_COLUMNS].fetch_and(!(1 << (col % WORD_COLUMNS)), Ordering::Release);
     }
 }
 
@@ -310,9 +372,12 @@ pub struct ShRon<R: Relax = DefaultRelax> {
     _relax: PhantomData<fn() -> R>,
 }
 
+/// The caller's row: its CPU's place on the installed route (spread over
+/// the rows), so that the release's scan follows the route; the CPU id
+/// modulo the rows without a route.
 #[inline]
 fn row_hint() -> usize {
-    crate::hint::current_cpu() % MAX_CPUS_IN_TABLE
+    crate::route::slot_of(crate::hint::current_cpu(), MAX_CPUS_IN_TABLE)
 }
 
 impl<R: Relax> ShRon<R> {
@@ -440,72 +505,147 @@ impl<R: Relax> ShRon<R> {
     fn acquire_slow(&self, row: usize) -> PlaceToken {
         // User code before claiming: a panic here leaves nothing behind.
         let mut relax = R::default();
-        // Claim our row in the lock's column, if there is one.
-        let claim = self.column().and_then(|col| {
+        // Our row in the lock's column, if there is one.
+        let place = self.column().and_then(|col| {
             let page = self.table().page(col)?;
-            let pending = 1u64 << (2 * (col % PAGE_COLUMNS));
-            let w = &page.rows[row];
-            // Relaxed: claiming transfers no data; it makes this thread the
-            // one reader of the row's grant bit.
-            if w.fetch_or(pending, Ordering::Relaxed) & pending != 0 {
-                crate::coverage::hit!("sh_ron.row_shared");
-                return None; // another thread waits in this row
-            }
-            crate::coverage::hit!("sh_ron.row_claimed");
-            // Relaxed: the count is only a hint for the unlock scan.
-            self.word.fetch_add(ONE_WAITER, Ordering::Relaxed);
-            Some((w, pending))
+            Some((page.word(row, col), pending_bit(col)))
         });
+        // Set while we hold the row's claim and are counted in the word.
+        let claimed: Cell<Option<(&AtomicU64, u64)>> = Cell::new(None);
         // While claimed, a panic in `relax` unwinds through this guard: it
         // clears the claim, or, if the holder granted the row meanwhile,
         // owns the lock and hands it on.
-        let claimed = OnUnwind::new(|| {
-            if let Some((w, pending)) = claim {
+        let guard = OnUnwind::new(|| {
+            if let Some((w, pending)) = claimed.get() {
                 self.unclaim_on_unwind(w, pending, row);
             }
         });
+        let mut first = true;
+        // The row word as the claimer last saw it (PENDING set, GRANTED
+        // clear).
+        let mut seen = 0;
         loop {
-            if let Some((w, pending)) = claim {
-                // Acquire: pairs with the holder's Release CAS that set GRANTED.
-                if w.load(Ordering::Acquire) & (pending << 1) != 0 {
-                    crate::coverage::hit!("sh_ron.grant_taken");
-                    self.unclaim(w, pending);
-                    claimed.disarm();
+            if let Some((w, pending)) = claimed.get() {
+                // Counted while the lock was held: a release grants us
+                // (it frees the lock only when it counts no claimer), so
+                // a claimer looks at its row only. A look is the take
+                // itself: a CAS from "granted" to "unclaimed" that guesses
+                // the other columns' bits (this CPU's claims on other
+                // locks, which rarely change). The row's line is the
+                // claimer's between grants (no other CPU writes it but a
+                // grant), so a failed look costs what a load does, and the
+                // look that finds the grant takes the line for writing at
+                // once, where a load and then a write would fetch it shared
+                // and then pay an invalidation of the granting holder's copy.
+                let granted = pending << 1;
+                // Acquire on success: pairs with the holder's Release CAS
+                // that set GRANTED. Relaxed on failure: nothing was taken;
+                // the value read is the next guess.
+                match w.compare_exchange(
+                    seen | granted,
+                    seen & !pending,
+                    Ordering::Acquire,
+                    Ordering::Relaxed,
+                ) {
+                    Ok(_) => {
+                        crate::coverage::hit!("sh_ron.grant_taken");
+                        self.uncount();
+                        guard.disarm();
+                        return PlaceToken::at(row);
+                    }
+                    Err(now) if now & granted != 0 => {
+                        // Granted, with other columns' bits we did not
+                        // guess: take it at once with them.
+                        seen = now & !granted;
+                        continue;
+                    }
+                    Err(now) => seen = now,
+                }
+            } else {
+                if let Some((w, pending)) = place {
+                    match self.claim(w, pending, first) {
+                        Claim::Shared => {}
+                        Claim::Counted(old) => {
+                            seen = old | pending;
+                            claimed.set(Some((w, pending)));
+                            relax.relax();
+                            continue;
+                        }
+                        Claim::Took => {
+                            crate::coverage::hit!("sh_ron.free_taken_claimer");
+                            self.unclaim(w, pending);
+                            guard.disarm();
+                            return PlaceToken::at(row);
+                        }
+                    }
+                }
+                first = false;
+                // Relaxed peek before the RMW (which has the Acquire).
+                if self.word.load(Ordering::Relaxed) & IN_USE == 0 && self.take() {
+                    crate::coverage::hit!("sh_ron.free_taken_unclaimed");
+                    guard.disarm();
                     return PlaceToken::at(row);
                 }
-            }
-            // Relaxed peek before the RMW (which has the Acquire).
-            if self.word.load(Ordering::Relaxed) & IN_USE == 0 && self.take() {
-                // No grant can be pending for us: a grant keeps IN_USE set
-                // until its claimer takes it, and we found IN_USE clear.
-                if let Some((w, pending)) = claim {
-                    crate::coverage::hit!("sh_ron.free_taken_claimer");
-                    self.unclaim(w, pending);
-                } else {
-                    crate::coverage::hit!("sh_ron.free_taken_unclaimed");
-                }
-                claimed.disarm();
-                return PlaceToken::at(row);
             }
             relax.relax();
             // Without a claim a look loads the word only (a failed
             // `try_fast` found IN_USE set, so the next look waits).
             #[cfg(all(ron_vm, not(loom), not(shuttle)))]
-            if claim.is_none() {
+            if claimed.get().is_none() {
                 crate::relax::vm_idle(&mut relax, crate::sync::vm_addr(&self.word));
             }
         }
     }
 
-    /// The claimer of `row` unwinds without the lock: one `fetch_and`
-    /// clears both its bits; the holder sets GRANTED only by a CAS that
-    /// finds PENDING set, so either the grant came first (the old value
-    /// shows it: we own the lock and release it) or it will skip the row.
+    /// Claims row `w` (bit `pending`) and counts the caller in the lock
+    /// word, taking the lock if that count found it free. A later try
+    /// (`first` false: the row had another claimer) peeks at the row
+    /// first, so that waiting to claim writes nothing.
+    #[inline]
+    fn claim(&self, w: &AtomicU64, pending: u64, first: bool) -> Claim {
+        // Relaxed: claiming transfers no data; it makes this thread the
+        // one reader of the row's grant bit (the count below publishes it).
+        if !first && w.load(Ordering::Relaxed) & pending != 0 {
+            return Claim::Shared;
+        }
+        let before = w.fetch_or(pending, Ordering::Relaxed);
+        if before & pending != 0 {
+            crate::coverage::hit!("sh_ron.row_shared");
+            return Claim::Shared; // another thread waits in this row
+        }
+        crate::coverage::hit!("sh_ron.row_claimed");
+        if !first {
+            crate::coverage::hit!("sh_ron.reclaim");
+        }
+        // Release: a release that reads this count (Acquire) also sees
+        // our PENDING bit, so its scan finds a claimed row whenever it
+        // counts one. The old value is our one look at IN_USE: held, and
+        // the count is in the word before the release that frees it,
+        // which then grants instead (`release`); free, and we take it
+        // (or whoever beat us to it will grant us).
+        // mutants: kept, a retry only: weakened, a release may count us
+        // before our PENDING bit reaches it, find no claimed row and read
+        // the word again (`release_from`); no model can tell the extra scan.
+        let old = self.word.fetch_add(ONE_WAITER, Ordering::Release);
+        if old & IN_USE == 0 && self.take() {
+            return Claim::Took;
+        }
+        Claim::Counted(before)
+    }
+
+    /// The claimer of `row` unwinds without the lock: its count goes
+    /// first (a release that reads it then scans for a claimed row, which
+    /// is still ours), then one `fetch_and` clears both its bits; the
+    /// holder sets GRANTED only by a CAS that finds PENDING set, so either
+    /// the grant came first (the old value shows it: we own the lock and
+    /// release it) or it will skip the row.
     #[cold]
     fn unclaim_on_unwind(&self, w: &AtomicU64, pending: u64, row: usize) {
+        // Relaxed: a release that still counts us finds our row claimed
+        // (the fetch_and below comes after) or waits for this decrement.
+        self.word.fetch_sub(ONE_WAITER, Ordering::Relaxed);
         // Acquire: if GRANTED was set, pairs with the holder's Release CAS.
         let old = w.fetch_and(!(pending | pending << 1), Ordering::Acquire);
-        self.word.fetch_sub(ONE_WAITER, Ordering::Relaxed); // a hint (see `unclaim`)
         if old & (pending << 1) != 0 {
             crate::coverage::hit!("sh_ron.unwind_took_grant");
             // SAFETY: the grant made us the owner; `row` only picks where
@@ -516,14 +656,22 @@ impl<R: Relax> ShRon<R> {
         }
     }
 
-    /// The claimer, now owner, clears its bits and its count (before its
-    /// own unlock can look at them).
+    /// The claimer, now owner by `IN_USE`, clears its bits and its count
+    /// (before its own unlock can look at them).
     #[inline]
     fn unclaim(&self, w: &AtomicU64, pending: u64) {
         // Relaxed: only this claimer touches these bits now; the next
         // holder's scan is ordered after by the lock's Release/Acquire.
         w.fetch_and(!(pending | pending << 1), Ordering::Relaxed);
-        self.word.fetch_sub(ONE_WAITER, Ordering::Relaxed); // a hint, as above
+        self.uncount();
+    }
+
+    /// The claimer, now owner, drops its count (before its own unlock can
+    /// look at it).
+    #[inline]
+    fn uncount(&self) {
+        // Relaxed: we own the lock; our own release reads it after.
+        self.word.fetch_sub(ONE_WAITER, Ordering::Relaxed);
     }
 
     /// Releases the lock: grants the next claimed row after the acquirer's
@@ -533,48 +681,82 @@ impl<R: Relax> ShRon<R> {
     /// The caller holds the lock, acquired with `token`'s acquisition.
     #[inline]
     pub unsafe fn release(&self, token: PlaceToken) {
-        // Relaxed: the count is a hint; a claimer it misses still polls IN_USE.
+        // Relaxed: only picks the path; the free's CAS checks the value,
+        // and `release_from` reads the word again with Acquire.
         let cur = self.word.load(Ordering::Relaxed);
-        if cur & COUNT_MASK != 0 && cur >> COL_SHIFT != 0 {
-            if self.grant_next(cur, token) {
-                crate::coverage::hit!("sh_ron.granted");
-                return;
-            }
-            crate::coverage::hit!("sh_ron.freed_after_scan");
+        if cur & COUNT_MASK == 0 && self.try_free(cur) {
+            return;
         }
-        self.free();
+        self.release_slow(token);
     }
 
+    /// Clears `IN_USE` if the word still is `cur` (which counts no
+    /// claimer): a claimer counted since is granted instead.
+    #[inline]
+    fn try_free(&self, cur: u64) -> bool {
+        // Release: publishes the critical section to the next owner.
+        // Relaxed on failure: the caller reads the word again.
+        self.word
+            .compare_exchange(cur, cur & !IN_USE, Ordering::Release, Ordering::Relaxed)
+            .is_ok()
+    }
+
+    /// The release with claimers counted (or a count that arrived during
+    /// the free): grants the next claimed row after the acquirer's, or
+    /// frees the lock once it counts nobody.
     #[cold]
-    fn grant_next(&self, cur: u64, token: PlaceToken) -> bool {
-        let col = (cur >> COL_SHIFT) as usize - 1;
-        let Some(page) = self.table().page(col) else {
-            return false;
-        };
-        let pending = 1u64 << (2 * (col % PAGE_COLUMNS));
+    fn release_slow(&self, token: PlaceToken) {
+        // The hint is user code: asked before anything changes; if it
+        // panics, the release runs from row 0 while unwinding.
         let from = match token.index() {
             Some(r) if r < MAX_CPUS_IN_TABLE => r,
             _ => {
-                // The hint is user code: asked before anything changes; if
-                // it panics, the release runs from row 0 while unwinding.
-                let on_unwind = OnUnwind::new(|| {
-                    if !Self::grant_from(page, pending, 0) {
-                        self.free();
-                    }
-                });
+                let on_unwind = OnUnwind::new(|| self.release_from(0));
                 let r = row_hint();
                 on_unwind.disarm();
                 r
             }
         };
-        Self::grant_from(page, pending, from)
+        self.release_from(from);
+    }
+
+    /// Grants the first claimed row after `from` (its own last) while the
+    /// word counts claimers, else frees the lock.
+    fn release_from(&self, from: usize) {
+        loop {
+            // Acquire: a count we read comes with its claimers' PENDING
+            // bits (their Release `fetch_add` in `claim`).
+            let cur = self.word.load(Ordering::Acquire);
+            if cur & COUNT_MASK == 0 {
+                if self.try_free(cur) {
+                    return;
+                }
+            } else {
+                // A count comes only from a claimer, which found the
+                // lock's column and its page: both stay while the lock
+                // lives.
+                let col = ((cur >> COL_SHIFT) as usize).wrapping_sub(1);
+                let Some(page) = self.table().page(col) else {
+                    unreachable!("a counted claimer without a column page")
+                };
+                if Self::grant_from(page, col, from) {
+                    crate::coverage::hit!("sh_ron.granted");
+                    return;
+                }
+                // Counted claimers, none found: one is leaving (its count
+                // is about to drop).
+                crate::coverage::hit!("sh_ron.scan_found_none");
+                crate::sync::spin_loop();
+            }
+        }
     }
 
     /// Grants the first claimed row after `from` (its own last); returns
     /// whether it found one.
-    fn grant_from(page: &Page, pending: u64, from: usize) -> bool {
+    fn grant_from(page: &Page, col: usize, from: usize) -> bool {
+        let pending = pending_bit(col);
         for i in 1..=MAX_CPUS_IN_TABLE {
-            let w = &page.rows[(from + i) % MAX_CPUS_IN_TABLE];
+            let w = page.word((from + i) % MAX_CPUS_IN_TABLE, col);
             // Relaxed: a guess, checked by the CAS. A claimer leaves only
             // with the lock, or (unwinding) by clearing PENDING, which the
             // CAS below re-checks: GRANTED is never set on an unclaimed row.
@@ -593,13 +775,6 @@ impl<R: Relax> ShRon<R> {
             }
         }
         false
-    }
-
-    /// Clears `IN_USE` (no claimed row to hand over to).
-    #[inline]
-    fn free(&self) {
-        // Release: publishes the critical section to the next owner.
-        self.word.fetch_and(!IN_USE, Ordering::Release);
     }
 
     /// Whether the lock is held (a momentary snapshot).

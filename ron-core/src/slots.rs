@@ -312,6 +312,8 @@ impl<const S: usize> SlotTable<S> {
 
     /// Takes the grant of slot `s` and drops the caller's count in one step:
     /// `(c, GRANT) -> (c - 1, 0)`. Returns whether the caller got it.
+    /// `alone` is the caller's belief that it is its slot's only waiter
+    /// (it only chooses how the look reads the slot; this updates it).
     ///
     /// The slot's bitmap bit (bitmap variants) stays set even when the
     /// count drops to zero: a stale-set bit, which the bitmap invariant
@@ -320,18 +322,50 @@ impl<const S: usize> SlotTable<S> {
     /// kept for the caller's next registration, which then writes nothing
     /// of the bitmap. The new owner thus writes only its slot's line.
     #[inline]
-    pub(crate) fn try_take_grant(&self, s: usize) -> bool {
+    pub(crate) fn try_take_grant(&self, s: usize, alone: &mut bool) -> bool {
         let w = self.word(s);
-        let cur = w.load(Ordering::Relaxed); // a guess for the CAS, which checks it
-        if cur & GRANT == 0 || count(cur) == 0 {
-            return false;
-        }
+        // While the caller believes itself alone in its slot (`alone`: it
+        // registered into an empty slot, and no look since saw a
+        // slot-mate), a look is the take itself, guessing "one waiter,
+        // granted": one read-modify-write, which takes the line for
+        // writing. A look that finds the grant owns the lock at once,
+        // where a load and then a CAS would fetch the line shared and
+        // then pay an invalidation of the granting releaser's copy (one
+        // more hop per handover); a look that finds none costs what a load
+        // does, since only a grant writes the line from outside. With
+        // slot-mates (more threads than CPUs, a shared or wrong CPU hint)
+        // a look is a load, and a CAS only on a grant: waiters on other
+        // CPUs then share the line instead of taking it from each other.
         // Acquire on success: the grant was stored with Release by the
         // previous holder, so its critical section happens-before ours.
-        // (A take only lowers the count and leaves the bit: it has no part
-        // in the bitmap invariant.) Relaxed on failure: nothing was taken.
-        w.compare_exchange(cur, cur - ONE - GRANT, Ordering::Acquire, Ordering::Relaxed)
-            .is_ok()
+        // Relaxed on failure: nothing was taken; the value read is a
+        // guess for the next CAS. (A take only lowers the count and
+        // leaves the bit: it has no part in the bitmap invariant.)
+        let mut cur = if *alone {
+            match w.compare_exchange(ONE | GRANT, 0, Ordering::Acquire, Ordering::Relaxed) {
+                Ok(_) => {
+                    crate::coverage::hit!("slots.grant_taken_alone");
+                    return true;
+                }
+                Err(cur) => cur,
+            }
+        } else {
+            w.load(Ordering::Relaxed) // a guess, checked by the CAS
+        };
+        *alone = count(cur) <= 1;
+        loop {
+            if cur & GRANT == 0 || count(cur) == 0 {
+                return false;
+            }
+            // Acquire on success, Relaxed on failure: as above.
+            match w.compare_exchange(cur, cur - ONE - GRANT, Ordering::Acquire, Ordering::Relaxed) {
+                Ok(_) => {
+                    crate::coverage::hit!("slots.grant_taken_shared");
+                    return true;
+                }
+                Err(now) => cur = now,
+            }
+        }
     }
 
     /// The caller, registered in slot `s`, took the lock by other means

@@ -198,6 +198,7 @@ macro_rules! plock_models {
                         concat!($p, "slot_shared"),
                         concat!($p, "granted"),
                         concat!($p, "grant_taken"),
+                        "slots.grant_taken_shared",
                         "model.second_round_waited",
                     ],
                     || handover_model::<$t>(0, [1, 1], true),
@@ -235,6 +236,7 @@ macro_rules! plock_models {
                         concat!($p, "granted"),
                         concat!($p, "granted_own_slot"),
                         concat!($p, "grant_taken"),
+                        "slots.grant_taken_alone",
                         "model.second_round_waited",
                     ],
                     || handover_model::<$t>(0, [0, 1], true),
@@ -734,7 +736,11 @@ mod fast_path {
             "fast_path::ron",
             BOUND_3,
             &["ron.", "model."],
-            &["ron.fast_saw_held", "model.second_round_waited"],
+            &[
+                "ron.fast_saw_held",
+                "ron.grant_taken",
+                "model.second_round_waited",
+            ],
             || handover_model::<Ron<2>>(0, [1, 1], true),
         );
     }
@@ -824,7 +830,7 @@ mod sh_ron {
                 "sh_ron.row_shared",
                 "sh_ron.granted",
                 "sh_ron.grant_taken",
-                "sh_ron.free_taken_unclaimed",
+                "sh_ron.reclaim",
                 "sh_ron.column_freed",
             ],
             || handover([1, 1]),
@@ -845,10 +851,49 @@ mod sh_ron {
                 "sh_ron.row_claimed",
                 "sh_ron.granted",
                 "sh_ron.grant_taken",
-                "sh_ron.free_taken_claimer",
                 "sh_ron.column_freed",
             ],
             || handover([0, 1]),
+        );
+    }
+
+    /// A waiter claims its row while the holder unlocks: counted before
+    /// the unlock read the word, it is granted; counted after the free, it
+    /// takes the free lock itself (a claimer never looks at `IN_USE`
+    /// again once counted, so this is the only way it takes a free lock).
+    #[test]
+    fn claim_races_unlock() {
+        explore(
+            "sh_ron.claim_races_unlock",
+            BOUND_2,
+            &["sh_ron."],
+            &[
+                "sh_ron.row_claimed",
+                "sh_ron.granted",
+                "sh_ron.grant_taken",
+                "sh_ron.free_taken_claimer",
+            ],
+            || {
+                let table: &'static ShTable = Box::leak(Box::new(ShTable::new()));
+                let s = Shared::with(Sh::new_in(table));
+                s.lock.claim_column().expect("a column");
+                let t = lock_in(&s.lock, 0);
+                let s2 = s.clone();
+                let h = thread::spawn(move || {
+                    let t = lock_in(&s2.lock, 1);
+                    s2.bump_yielding();
+                    // SAFETY: held.
+                    unsafe { s2.lock.release(t) };
+                });
+                s.bump_yielding();
+                // SAFETY: held.
+                unsafe { s.lock.release(t) };
+                h.join().unwrap();
+                assert_eq!(s.total(), 2);
+                let t = s.lock.try_acquire().expect("lock left held");
+                // SAFETY: just taken.
+                unsafe { s.lock.release(t) };
+            },
         );
     }
 

@@ -159,4 +159,10 @@ fn sh_ron_two_rows() {
         waiter_unwinds_races_unlock::<ShRon<PanicRelax>>(0, 1, false);
         waiter_unwinds_races_unlock::<ShRon<PanicRelax>>(0, 1, true);
     });
+    // An unlock that counted the leaving waiter but found its row cleared
+    // reads the word again (the count has dropped) and frees the lock.
+    assert!(
+        coverage::count("sh_ron.scan_found_none") > 0 || !coverage::ENABLED,
+        "no schedule reached sh_ron.scan_found_none"
+    );
 }
