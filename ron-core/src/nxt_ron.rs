@@ -43,8 +43,9 @@
 //! `NxtRon`: 8 bytes, plus a pooled block (`128 * (BLOCK_SLOTS + 1)` =
 //! 32,896 bytes with `std`, of which a lock touches the first line and its
 //! `active_slots()` slots) while contended. A handover writes the granted
-//! slot's line only (the grant CAS, the grantee's take CAS and its bank
-//! beside it: three transfers of the line with one waiter in the slot), no
+//! slot's line only (the grant CAS, then the grantee's look, which is its
+//! take's CAS, and its bank beside it: two transfers of the line with one
+//! waiter in the slot), no
 //! bitmap word (bits are cleared lazily, by an unlock that finds a marked
 //! slot empty) and no reference count: the block's count takes one
 //! read-modify-write per waiter's entry, one per [`BANK_MAX`](crate::ron_ticket::BANK_MAX)

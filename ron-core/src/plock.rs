@@ -49,19 +49,20 @@
 //!
 //! ## What a handover costs
 //! One thread per slot (one slot per CPU), the grantee's slot line moves
-//! three times: `NxtRon`'s grant CAS fetches it from the waiter (a
-//! `RonPlock` releaser's scan loads it first, then upgrades it), the
-//! waiter's look reads it back, and its take's CAS invalidates the
-//! releaser's copy; the bank beside the word is then written in place.
-//! Nothing else of the lock is written: `NxtRon`'s bitmap line only when
-//! a release finds a marked slot empty or a registrant finds its bit
-//! clear, so a releaser's bitmap reads usually hit. (A waiter that looked
-//! with the take's CAS itself while alone in its slot would save the
-//! read: two transfers, not three. On the VM that is about one route hop
-//! per handover; on a 2-CPU machine, waiters spinning with locked
-//! read-modify-writes lowered the fast runs by about a third, so the
-//! look stays a load: docs/design.md, "What an `NxtRon` handover
-//! costs".)
+//! twice: `NxtRon`'s grant CAS fetches it from the waiter (a `RonPlock`
+//! releaser's scan loads it first, then upgrades it), and the waiter's
+//! next look, which is the take's CAS itself while the waiter is alone in
+//! its slot (`SlotTable::try_take_grant`), fetches it back for writing;
+//! the bank beside the word is then written in place. With slot-mates a
+//! look is a load, and the take's CAS then invalidates the releaser's copy
+//! (a third trip). Nothing else of the lock is written: `NxtRon`'s bitmap
+//! line only when a release finds a marked slot empty or a registrant
+//! finds its bit clear, so a releaser's bitmap reads usually hit. (A
+//! waiter that spins with a CAS runs a locked read-modify-write at every
+//! look; on this project's 2-CPU machines that cost nothing measurable on
+//! an Intel Xeon and lowered the fast runs of an earlier, unrecorded one
+//! by about a third: docs/design.md, "A look that finds its grant takes
+//! it".)
 //!
 //! ## Where the slots live
 //! The pooled lock ([`NxtRon`](crate::NxtRon), [`RonPlock`](crate::RonPlock);
