@@ -108,7 +108,9 @@ use crate::sync::{AtomicU32, AtomicU64, Ordering};
 use crate::token::PlaceToken;
 use crate::unwind::OnUnwind;
 
-/// Rows of the wait table: CPU hints map to row `cpu % MAX_CPUS_IN_TABLE`.
+/// Rows of the wait table: a CPU waits in the row of its place on the
+/// installed route (places spread over the rows), or, without a route, in
+/// row `cpu % MAX_CPUS_IN_TABLE`.
 #[cfg(not(loom))]
 pub const MAX_CPUS_IN_TABLE: usize = 256;
 /// Rows of the wait table (small under loom).
