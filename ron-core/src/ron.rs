@@ -18,7 +18,7 @@
 //! | free, claimed | false | `WAITING` | unlocked; `s`'s claimer is about to see it and CAS `in_use` |
 //! | held | true | `UNCLAIMED` | held; `s` unclaimed |
 //! | held, claimed | true | `WAITING` | held; `s`'s claimer spins on its flag |
-//! | granted | true | `GRANTED` | the holder handed over to `s`'s claimer, who now owns the lock (and resets the flag to `UNCLAIMED`) |
+//! | granted | true | `GRANTED` | the holder handed over to `s`'s claimer, whose CAS `GRANTED -> UNCLAIMED` takes the lock |
 //!
 //! `GRANTED` is only written by the holder, only over `WAITING`, and only
 //! while `in_use` stays true; its one claimer is the only thread that can
@@ -337,9 +337,9 @@ crate::raw_impl::impl_default_debug! {
 // after the CAS `in_use` false -> true (Acquire, pairing with the Release
 // store that freed it), or, as the one claimer of slot `s` (claiming is a CAS
 // `UNCLAIMED -> WAITING`, so one thread per flag), an Acquire CAS `GRANTED
-// -> UNCLAIMED` that consumes the grant, pairing with the holder's Release CAS `WAITING -> GRANTED`; by
-// the invariant nobody takes `in_use` while a grant is pending and only the
-// claimer consumes it. The slot is only a place to wait: a wrong,
+// -> UNCLAIMED` that consumes the grant, pairing with the holder's Release
+// CAS `WAITING -> GRANTED`; by the invariant nobody takes `in_use` while a
+// grant is pending and only the claimer consumes it. The slot is only a place to wait: a wrong,
 // out-of-range or stale CPU hint changes where the unlock's scan starts,
 // never who owns the lock. A claimer whose `Relax` panics withdraws with a
 // CAS `WAITING -> UNCLAIMED` that races the grant CAS; if the grant won it

@@ -448,7 +448,7 @@ impl<R: Relax> ShRon<R> {
     /// now owns the lock).
     #[inline]
     fn take(&self) -> bool {
-        // Acquire: pairs with the Release `fetch_and` in `release`. Setting
+        // Acquire: pairs with the Release CAS of `try_free`. Setting
         // an already-set bit changes nothing, so a failed attempt is harmless.
         self.word.fetch_or(IN_USE, Ordering::Acquire) & IN_USE == 0
     }
@@ -829,15 +829,19 @@ crate::raw_impl::impl_default_debug! {
 // "granted", with the invariant under the tables (so the holder, a pending
 // `GRANTED` bit or nobody owns the lock). `lock` and `try_lock` return a
 // guard only after a `fetch_or(IN_USE)` that found `IN_USE` clear (Acquire,
-// pairing with the Release `fetch_and` that cleared it), or, as the one
-// claimer of row `r` (claiming is a `fetch_or(PENDING)` that found it clear),
-// an Acquire load that sees its `GRANTED` bit, pairing with the holder's
-// Release CAS that set it. A waiter that holds no row (shared row, full
-// table, no column) waits on `IN_USE` alone. The row is only a place to wait:
-// a wrong, out-of-range or stale CPU hint changes where the unlock's scan
-// starts, never who owns the lock. A claimer whose `Relax` panics clears both
-// its bits with one Acquire `fetch_and`; if that finds `GRANTED` it owns the
-// lock and releases it, so it unwinds owning nothing. `lock` may allocate a
+// pairing with the Release CAS that cleared it, which a release makes only
+// when the word counts no claimer), or, as the one claimer of row `r`
+// (claiming is a `fetch_or(PENDING)` that found it clear), an Acquire CAS
+// that consumes its `GRANTED` bit, pairing with the holder's Release CAS
+// that set it. A claimer counts itself after claiming; while it is counted
+// every release grants a claimed row instead of freeing, so it is never
+// stranded on its row. A waiter that holds no row (shared row, full table,
+// no column) waits on `IN_USE` alone. The row is only a place to wait: a
+// wrong, out-of-range or stale CPU hint changes where the unlock's scan
+// starts, never who owns the lock. A claimer whose `Relax` panics drops its
+// count, then clears both its bits with one Acquire `fetch_and`; if that
+// finds `GRANTED` it owns the lock and releases it, so it unwinds owning
+// nothing. `lock` may allocate a
 // table page (`std`, first contention of a column) before it waits; an
 // allocation failure aborts as in any `Box::new`, and a page is never freed
 // while the process runs, so rows never dangle. `unlock` asks the CPU hint
