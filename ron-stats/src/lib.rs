@@ -3,8 +3,8 @@
 //! the examples use these, so a fairness factor means the same thing in
 //! every table.
 //!
-//! * [`metrics`]: fairness factor, coefficient of variation, median and
-//!   nearest-rank percentile.
+//! * [`metrics`]: fairness factor, coefficient of variation, median,
+//!   nearest-rank percentile and Spearman's rank correlation.
 //! * [`ratio`](mod@ratio): ratios with their spread, mean and standard
 //!   deviation of repeated runs.
 //! * [`rng`]: SplitMix64, a seeded generator with the same stream on every
@@ -17,6 +17,6 @@ pub mod metrics;
 pub mod ratio;
 pub mod rng;
 
-pub use metrics::{cv, fairness_factor, median, percentile};
+pub use metrics::{cv, fairness_factor, median, percentile, spearman};
 pub use ratio::{mean_sd, ratio, ratio_sd};
 pub use rng::SplitMix64;

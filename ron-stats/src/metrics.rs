@@ -95,9 +95,72 @@ pub fn percentile(values: &mut [f64], q: f64) -> f64 {
     *v
 }
 
+/// Spearman's rank correlation of two equally long series (ties get the
+/// mean of their ranks; then Pearson's correlation of the ranks): 1 when
+/// `b` orders the items as `a` does, -1 when it reverses them. `None` for
+/// series of different lengths, fewer than two items, a series whose items
+/// all tie, or a value that is not finite.
+///
+/// ```
+/// use ron_stats::spearman;
+/// assert_eq!(spearman(&[1.0, 2.0, 3.0], &[10.0, 20.0, 40.0]), Some(1.0));
+/// assert_eq!(spearman(&[1.0, 2.0, 3.0], &[3.0, 2.0, 1.0]), Some(-1.0));
+/// assert_eq!(spearman(&[1.0, 1.0], &[1.0, 2.0]), None);
+/// ```
+pub fn spearman(a: &[f64], b: &[f64]) -> Option<f64> {
+    if a.len() != b.len() || a.len() < 2 || a.iter().chain(b).any(|x| !x.is_finite()) {
+        return None;
+    }
+    let (ra, rb) = (ranks(a), ranks(b));
+    let n = a.len() as f64;
+    let mean = (n + 1.0) / 2.0;
+    let (mut cov, mut va, mut vb) = (0.0, 0.0, 0.0);
+    for (x, y) in ra.iter().zip(&rb) {
+        cov += (x - mean) * (y - mean);
+        va += (x - mean).powi(2);
+        vb += (y - mean).powi(2);
+    }
+    if va == 0.0 || vb == 0.0 {
+        return None;
+    }
+    Some(cov / (va * vb).sqrt())
+}
+
+/// The rank (1-based) of each value of `v`, ties given the mean of their ranks.
+fn ranks(v: &[f64]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..v.len()).collect();
+    order.sort_by(|&i, &j| v[i].total_cmp(&v[j]));
+    let mut r = vec![0.0; v.len()];
+    let mut i = 0;
+    while i < order.len() {
+        let mut j = i;
+        while j + 1 < order.len() && v[order[j + 1]] == v[order[i]] {
+            j += 1;
+        }
+        // Positions i..=j tie: each gets the mean of ranks i+1 ..= j+1.
+        let rank = (i + j) as f64 / 2.0 + 1.0;
+        for &k in &order[i..=j] {
+            r[k] = rank;
+        }
+        i = j + 1;
+    }
+    r
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spearman_averages_ties_and_ignores_scale() {
+        // Ranks of a: 1, 2.5, 2.5, 4; of b: 1, 2, 3, 4.
+        let r = spearman(&[1.0, 5.0, 5.0, 9.0], &[0.1, 0.2, 0.3, 100.0]).unwrap();
+        let expect = 4.5 / (4.5f64 * 5.0).sqrt();
+        assert!((r - expect).abs() < 1e-12, "{r} vs {expect}");
+        assert_eq!(spearman(&[1.0, 2.0], &[1.0]), None);
+        assert_eq!(spearman(&[1.0, f64::NAN], &[1.0, 2.0]), None);
+        assert_eq!(ranks(&[3.0, 1.0, 3.0]), vec![2.5, 1.0, 2.5]);
+    }
 
     #[test]
     fn fairness_factor_is_order_free_and_bounded() {

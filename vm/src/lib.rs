@@ -6,13 +6,16 @@
 //! keeps its thread-local state per virtual thread. [`machine`] loads a
 //! recorded latency matrix (or calibration), [`workload`] runs the micro
 //! workload on it, [`locks`] names the locks, [`report`] prints rows with
-//! the fields of `ron bench` plus `machine` and `virtual: true`. [`rw`]
+//! the fields of `ron bench` plus `machine` and `virtual: true`;
+//! [`hwcheck`] pairs a hardware `ron bench` run with the VM's runs of its
+//! points (`vm-hwcheck`). [`rw`]
 //! runs reader-writer locks (`RonRw` against [`one_counter_rw`]'s
 //! baselines) for `vm-rw`.
 #![warn(missing_docs)]
 
 mod fixed;
 pub mod groups;
+pub mod hwcheck;
 pub mod kv;
 pub mod locks;
 pub mod machine;
