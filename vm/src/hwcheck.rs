@@ -28,6 +28,10 @@ pub struct HwRow {
     /// Mean handover (ns); absent or `null` without handovers.
     #[serde(default)]
     pub handover_ns: Option<f64>,
+    /// Whether the threads were pinned (along the route, as the VM places
+    /// them); absent in hand-written files.
+    #[serde(default)]
+    pub pinned: Option<bool>,
 }
 
 /// A `ron bench --out` file: `{"meta": .., "rows": [..]}`, or a bare array
@@ -210,6 +214,7 @@ mod tests {
             cs_lines: 2,
             mlocks_per_s: mlocks,
             handover_ns: Some(100.0),
+            pinned: Some(true),
         }
     }
 

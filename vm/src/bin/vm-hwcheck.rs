@@ -69,6 +69,12 @@ fn real_main() -> Result<(), String> {
     let rows = hwcheck::load_bench(&a.bench)?;
     let mut vm = VirtualMachine::load(&a.matrix)?;
     vm.set_groups(&a.groups)?;
+    if rows.iter().any(|r| r.pinned == Some(false)) {
+        eprintln!(
+            "# note: the hardware run did not pin its threads (`ron bench --pin`); the VM places \
+             them along the route, as a pinned run does"
+        );
+    }
     let (points, left_out) = hwcheck::points(&rows, NAMES);
     if !left_out.is_empty() {
         eprintln!(
