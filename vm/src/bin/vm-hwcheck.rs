@@ -1,6 +1,8 @@
 //! `vm-hwcheck`: ron-vm checked against a real machine. Give it the
-//! machine's calibration (`ron calibrate --out calib.json`) and a `ron
-//! bench --out bench.json` run of the micro workload there; it runs every
+//! machine's calibration and a `ron bench --out bench.json` run of the
+//! micro workload there with that calibration installed
+//! (`RON_CALIBRATION=$PWD/calib.json`, then `ron calibrate` and `ron
+//! bench`, so the bench pins its threads along its route); it runs every
 //! ron-core lock of the run on the VM at the same points (threads placed
 //! along the calibration's route, as `ron bench` pins them; each lock under
 //! its shipped waiting policy) and prints, per lock and point, the
