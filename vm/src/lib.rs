@@ -13,6 +13,7 @@
 //! baselines) for `vm-rw`.
 #![warn(missing_docs)]
 
+pub mod cli;
 mod fixed;
 pub mod groups;
 pub mod hwcheck;

@@ -133,13 +133,7 @@ fn floats(s: &str, what: &str) -> Result<Vec<f64>, String> {
 }
 
 fn main() -> ExitCode {
-    match real_main() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    ron_vm_bench::cli::exit(real_main())
 }
 
 fn real_main() -> Result<(), String> {
@@ -301,13 +295,9 @@ fn real_main() -> Result<(), String> {
         }
     }
     // Results on stdout; a closed pipe (`| head`) ends the output quietly.
-    let mut out = std::io::stdout().lock();
     let mut text = render_with(&rows, a.format, a.transfers.then_some(&transfers[..]));
     text += &line_text;
-    match std::io::Write::write_all(&mut out, text.as_bytes()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("stdout: {e}")),
-        _ => Ok(()),
-    }
+    ron_vm_bench::cli::print_results(&text)
 }
 
 /// `--lines`: the costliest lines of one run, per handover of its window.

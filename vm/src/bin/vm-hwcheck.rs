@@ -51,13 +51,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    match real_main() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    ron_vm_bench::cli::exit(real_main())
 }
 
 fn real_main() -> Result<(), String> {
@@ -141,11 +135,5 @@ fn real_main() -> Result<(), String> {
             });
         }
     }
-    let text = hwcheck::render(&compared, &a.reference);
-    // Results on stdout; a closed pipe (`| head`) ends the output quietly.
-    let mut out = std::io::stdout().lock();
-    match std::io::Write::write_all(&mut out, text.as_bytes()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("stdout: {e}")),
-        _ => Ok(()),
-    }
+    ron_vm_bench::cli::print_results(&hwcheck::render(&compared, &a.reference))
 }

@@ -494,13 +494,7 @@ fn targets(ms: &[Machine], s: &mut String) {
 
 fn main() -> ExitCode {
     let a = Args::parse();
-    match real_main(&a) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("vm-report: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    ron_vm_bench::cli::exit(real_main(&a))
 }
 
 fn real_main(a: &Args) -> Result<(), String> {

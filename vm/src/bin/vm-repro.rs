@@ -184,13 +184,7 @@ fn ratio_line(what: &str, paper: f64, a: (f64, f64, f64), b: (f64, f64, f64)) ->
 
 fn main() -> ExitCode {
     let a = Args::parse();
-    match real_main(&a) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    ron_vm_bench::cli::exit(real_main(&a))
 }
 
 fn real_main(a: &Args) -> Result<(), String> {

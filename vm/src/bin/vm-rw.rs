@@ -107,13 +107,7 @@ fn list<T: std::str::FromStr>(s: &str, what: &str) -> Result<Vec<T>, String> {
 }
 
 fn main() -> ExitCode {
-    match real_main() {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    ron_vm_bench::cli::exit(real_main())
 }
 
 /// The mean hop of the route through `cpus` (the route's order restricted
@@ -379,11 +373,7 @@ fn real_main() -> Result<(), String> {
             // The run time goes to stderr: stdout is the same bytes in
             // every run (virtual time only).
             eprintln!("vm-rw: done in {secs} s");
-            let mut o = std::io::stdout().lock();
-            match std::io::Write::write_all(&mut o, text.as_bytes()) {
-                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(format!("stdout: {e}")),
-                _ => Ok(()),
-            }
+            ron_vm_bench::cli::print_results(&text)
         }
     }
 }
