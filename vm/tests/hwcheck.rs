@@ -20,17 +20,15 @@ fn compares_the_ron_core_locks_and_leaves_the_peers_out() {
     let d = dir("ok");
     let matrix = d.join("m.csv");
     std::fs::write(&matrix, "0,40,90,90\n40,0,90,90\n90,90,0,40\n90,90,40,0\n").unwrap();
-    let bench = d.join("bench.json");
-    let rows = [
-        row("mcs", 2.0),
-        row("ron-ticket", 2.5),
-        row("parking_lot", 3.0),
-    ]
-    .join(",");
-    std::fs::write(&bench, format!(r#"{{"meta":{{}},"rows":[{rows}]}}"#)).unwrap();
+    // Two files (a sweep run as two commands), one wrapped, one bare.
+    let (first, second) = (d.join("a.json"), d.join("b.json"));
+    let rows = [row("mcs", 2.0), row("parking_lot", 3.0)].join(",");
+    std::fs::write(&first, format!(r#"{{"meta":{{}},"rows":[{rows}]}}"#)).unwrap();
+    std::fs::write(&second, format!("[{}]", row("ron-ticket", 2.5))).unwrap();
+    let benches = format!("{},{}", first.display(), second.display());
     let out = Command::new(env!("CARGO_BIN_EXE_vm-hwcheck"))
         .args(["--matrix", matrix.to_str().unwrap()])
-        .args(["--bench", bench.to_str().unwrap()])
+        .args(["--bench", &benches])
         .args(["--repeat", "2", "--acquisitions", "2000"])
         .output()
         .unwrap();

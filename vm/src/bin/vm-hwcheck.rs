@@ -28,9 +28,11 @@ struct Args {
     /// matrix (CSV or JSON; a route is then solved).
     #[arg(long, value_name = "FILE")]
     matrix: PathBuf,
-    /// The hardware run: a `ron bench --out` JSON file (micro workload).
-    #[arg(long, value_name = "FILE")]
-    bench: PathBuf,
+    /// The hardware run: `ron bench --out` JSON files (micro workload),
+    /// one or more (comma-separated, or the option repeated), their rows
+    /// taken together (a sweep run as several commands).
+    #[arg(long, value_name = "FILE", value_delimiter = ',', required = true)]
+    bench: Vec<PathBuf>,
     /// Seeds per point (each its own jitter and start skew; the placement
     /// follows the route).
     #[arg(long, default_value_t = 3, value_name = "N")]
@@ -62,7 +64,10 @@ fn real_main() -> Result<(), String> {
     if a.acquisitions == 0 {
         return Err("--acquisitions: must be at least 1, got 0".into());
     }
-    let rows = hwcheck::load_bench(&a.bench)?;
+    let mut rows = Vec::new();
+    for f in &a.bench {
+        rows.extend(hwcheck::load_bench(f)?);
+    }
     let mut vm = VirtualMachine::load(&a.matrix)?;
     vm.set_groups(&a.groups)?;
     if rows.iter().any(|r| r.pinned == Some(false)) {
@@ -79,9 +84,10 @@ fn real_main() -> Result<(), String> {
         );
     }
     if points.is_empty() {
+        let files: Vec<String> = a.bench.iter().map(|f| f.display().to_string()).collect();
         return Err(format!(
             "{}: no micro-workload row of a lock the VM runs ({})",
-            a.bench.display(),
+            files.join(", "),
             NAMES.join(", ")
         ));
     }
