@@ -79,15 +79,14 @@
 //! * Scheduling: see below.
 //!
 //! Checked against a real 16-CPU Intel Xeon (one socket, one L3; the
-//! repository's `docs/hardware.md`, `vm-hwcheck`): with no data in the
-//! critical section that machine handed a slot-per-CPU RON lock and an
-//! MCS lock over in about the same time (309-355 ns, about 4 of its
-//! route hops), where this model prices the RON lock's handover (2 line
-//! transfers) at 2.3-2.4 hops and MCS's (5 transfers) at 4.4-4.6: the per-access
-//! accounting above misses a cost of that machine per handover and
-//! overlaps it allows, so ratios between locks with few and many
-//! transfers per handover come out wider here than there (1.9x against
-//! 0.96x in that case).
+//! repository's `docs/hardware.md` has the numbers, `vm-hwcheck` the
+//! command): with no data in the critical section that machine handed a
+//! slot-per-CPU RON lock (2 line transfers per handover here) and an MCS
+//! lock (5) over in about the same time, where this model prices the
+//! first far below the second. The per-access accounting above misses a
+//! cost per handover of that machine, or overlaps it allows, so ratios
+//! between locks with few and many transfers per handover come out wider
+//! here than there.
 //!
 //! ## Scheduler and futex
 //! Each virtual thread is pinned to its CPU (no migration). With one

@@ -132,7 +132,7 @@ impl Compared {
     }
 }
 
-/// `x` with 3 decimals, or `-` when it is not a finite number.
+/// `x` with `decimals` decimals, or `-` when it is absent or not finite.
 fn num(x: Option<f64>, decimals: usize) -> String {
     match x.filter(|v| v.is_finite()) {
         Some(v) => format!("{v:.decimals$}"),
