@@ -108,7 +108,11 @@ pub(crate) fn vm_addr<T>(atomic: &T) -> usize {
 pub(crate) fn prefetch_lines<'a, T: 'a>(atomics: impl Iterator<Item = &'a T>) {
     #[cfg(all(ron_vm, not(loom), not(shuttle)))]
     {
-        let mut addrs = [0usize; 64];
+        // One window for a whole scan (a lock's slots: at most
+        // `reader_table::LOCK_SLOTS`), as a core's prefetches are; a longer
+        // run is issued in parts.
+        const _: () = assert!(crate::reader_table::LOCK_SLOTS <= ron_vm::ACCESS_ALL_MAX);
+        let mut addrs = [0usize; crate::reader_table::LOCK_SLOTS];
         let mut n = 0;
         for a in atomics {
             addrs[n] = vm_addr(a);

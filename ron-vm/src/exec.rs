@@ -640,8 +640,14 @@ pub fn access(addr: usize, kind: Access) {
     });
 }
 
+/// Most addresses one [`access_all`] takes: a scan of up to this many
+/// lines is one sliding window of misses, as a core's run of independent
+/// loads or prefetches is (a scan split over several calls would wait for
+/// each part's last miss before it issues the next part's first).
+pub const ACCESS_ALL_MAX: usize = 1024;
+
 /// Independent accesses of `kind` to every address of `addrs` (at most
-/// 64), issued together by the calling virtual thread: up to
+/// [`ACCESS_ALL_MAX`]), issued together by the calling virtual thread: up to
 /// [`Costs::mlp`] misses are outstanding at once (a further miss is issued
 /// when the earliest outstanding one has arrived), each takes effect when
 /// its line arrives, and the clock moves to the last completion. With
@@ -650,7 +656,10 @@ pub fn access(addr: usize, kind: Access) {
 /// depend on each other's values, as with a CPU's independent misses).
 /// Does nothing outside a VM.
 pub fn access_all(addrs: &[usize], kind: Access) {
-    assert!(addrs.len() <= 64, "access_all: at most 64 addresses");
+    assert!(
+        addrs.len() <= ACCESS_ALL_MAX,
+        "access_all: at most {ACCESS_ALL_MAX} addresses"
+    );
     if !sync_point() {
         return;
     }

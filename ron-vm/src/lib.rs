@@ -155,9 +155,9 @@ mod time;
 
 pub use cost::{Access, CostStats, LineCost};
 pub use exec::{
-    Pacing, Report, Vm, access, access_all, cost_stats, current_cpu, futex_wait, futex_wake, in_vm,
-    interleave, line_costs, membarrier, now_ns, now_ps, on_load, on_rmw, on_store, park_looks,
-    pause, spin_while, thread_index, work, yield_now,
+    ACCESS_ALL_MAX, Pacing, Report, Vm, access, access_all, cost_stats, current_cpu, futex_wait,
+    futex_wake, in_vm, interleave, line_costs, membarrier, now_ns, now_ps, on_load, on_rmw,
+    on_store, park_looks, pause, spin_while, thread_index, work, yield_now,
 };
 pub use local::FiberLocal;
 pub use machine::{Costs, LineModel, MAX_CPUS, Machine, MachineError, ns_to_ps};

@@ -375,3 +375,39 @@ fn cost_stats_counts_the_transfers_so_far() {
     assert_eq!(per_round, 2.0, "transfers per round trip");
     assert_eq!(run(false).1, end, "reading the counters changed the run");
 }
+
+/// A scan of 256 lines of which 8, far apart, were written by another CPU
+/// since the scanner last read them: one call is one window, so the 8
+/// misses overlap (one transfer), however far apart in the scan they lie.
+#[test]
+fn a_scan_longer_than_64_lines_is_one_window() {
+    const L: f64 = 50.0;
+    const N: usize = 256;
+    let mut vm = Vm::new(uniform(2, L), Costs::default());
+    #[repr(align(64))]
+    struct Line(AtomicU32);
+    let lines: Rc<Vec<Line>> = Rc::new((0..N).map(|_| Line(AtomicU32::new(0))).collect());
+    let took = Rc::new(Cell::new(0.0));
+    let l = Rc::clone(&lines);
+    vm.spawn(0, move || {
+        ron_vm::work(10_000.0); // CPU 1 has read every line by now
+        for i in (0..N).step_by(N / 8) {
+            l[i].0.store(1, SeqCst);
+        }
+    });
+    let (l, t) = (Rc::clone(&lines), Rc::clone(&took));
+    vm.spawn(1, move || {
+        let addrs: Vec<usize> = l.iter().map(|x| x as *const Line as usize).collect();
+        ron_vm::access_all(&addrs, ron_vm::Access::Load);
+        ron_vm::work(20_000.0); // CPU 0 has written its 8 lines by now
+        let t0 = ron_vm::now_ps();
+        ron_vm::access_all(&addrs, ron_vm::Access::Load);
+        t.set((ron_vm::now_ps() - t0) as f64 / 1000.0);
+    });
+    vm.run();
+    let took = took.get();
+    assert!(
+        (L..2.0 * L).contains(&took),
+        "256 lines, 8 misses: {took} ns, expected one transfer ({L} ns) and hits"
+    );
+}
