@@ -9,6 +9,10 @@ use std::sync::atomic::Ordering::SeqCst;
 use ron_vm::atomic::AtomicU32;
 use ron_vm::{Costs, FiberLocal, Machine, Vm};
 
+/// An atomic on a cache line of its own (64 bytes, the VM's default line).
+#[repr(align(64))]
+struct Line(AtomicU32);
+
 fn uniform(n: usize, ns: f64) -> Machine {
     Machine::from_fn(n, |a, b| if a == b { 0.0 } else { ns }).unwrap()
 }
@@ -132,8 +136,6 @@ fn write_k_lines(k: usize, mlp: usize) -> f64 {
             ..Costs::default()
         },
     );
-    #[repr(align(64))]
-    struct Line(AtomicU32);
     let lines: Rc<Vec<Line>> = Rc::new((0..k).map(|_| Line(AtomicU32::new(0))).collect());
     let took = Rc::new(Cell::new(0.0));
     let l = Rc::clone(&lines);
@@ -384,8 +386,6 @@ fn a_scan_longer_than_64_lines_is_one_window() {
     const L: f64 = 50.0;
     const N: usize = 256;
     let mut vm = Vm::new(uniform(2, L), Costs::default());
-    #[repr(align(64))]
-    struct Line(AtomicU32);
     let lines: Rc<Vec<Line>> = Rc::new((0..N).map(|_| Line(AtomicU32::new(0))).collect());
     let took = Rc::new(Cell::new(0.0));
     let l = Rc::clone(&lines);
