@@ -65,7 +65,7 @@
 //! | pick | when |
 //! |---|---|
 //! | [`RonRaw`] ([`RonMutex`]) | the default: 8 bytes, so a lock per object is fine; one CAS to lock and a load and a store to unlock when uncontended; route-ordered handover among spinning waiters when contended; waiters on a shared CPU (or waiting over 1 ms) park on a futex. Its contended handover costs more than the slotted locks' (measured on a 16-core machine: the README's "Which lock to pick") |
-//! | [`RonPark`] (`std`) | waiters should sleep instead of spinning (services with many more threads than cores, CPU quotas); also the faster of the two for a hot lock on a one-L3 many-core machine, at 2304 bytes |
+//! | [`RonPark`] (`std`) | waiters should sleep instead of spinning (services with many more threads than cores, CPU quotas); also the faster of the two for a hot lock on a one-L3 many-core machine, at 2304 bytes (measured: the README's "Which lock to pick") |
 //! | [`NxtRon`], [`RonTicket`] ([`NxtRonInline`], [`RonTicketInline`]) | you need a stated waiting bound with route order, and threads do not outnumber CPUs: 8 bytes, one slot per CPU from a process-wide pool while contended (the `Inline` forms keep `S` slots in the lock) |
 //! | [`ShRon`] | many locks, RON's per-CPU order, and memory matters: 8 bytes a lock, the waiters in one process-wide table |
 //! | [`RonInline`] | a few hot, always-contended locks (no pool indirection on the handover path, 2176 bytes each) |
