@@ -99,6 +99,18 @@
 //!   registered waiters run out. A lock that has a block takes every
 //!   waiter in; only a lock contended while more than
 //!   `POOL_MAX_BLOCKS` locks are contended meets an empty pool.
+//! * A waiter whose CPU looked shared (its policy's
+//!   [`queue_now`](crate::relax::Relax::queue_now) says no: with the
+//!   default policy, its thread's last timed yield ran another thread)
+//!   waits unregistered in the same way, pooled or inline, for its first
+//!   [`UNQUEUED_NS`](crate::relax::UNQUEUED_NS) (1 ms), and only then
+//!   takes a ticket: no bound during that time, the bound above after it.
+//!   A ticket holder that is off the CPU stalls every handover that
+//!   reaches it until the scheduler runs it again; with more threads than
+//!   CPUs, every waiter queuing made `RonTicket` 0.00-0.03x parking_lot's
+//!   throughput on 2 CPUs, waiting unqueued first 0.31-0.97x
+//!   (`docs/design.md`, "`RonTicket` when threads outnumber CPUs"). With
+//!   one thread per CPU the policy says to queue, and nothing changes.
 //! * Panics: a waiter whose `Relax` policy panics after taking its ticket
 //!   aborts the process (a ticket cannot be given back without waiting for
 //!   its turn); before that (and unregistered) it holds nothing but its
@@ -138,7 +150,7 @@ use crossbeam_utils::CachePadded;
 
 use crate::flag::TasFlag;
 use crate::in_use::InUse;
-use crate::relax::{DefaultRelax, Relax};
+use crate::relax::{DefaultRelax, Relax, Unqueued};
 #[cfg(all(not(loom), not(all(feature = "std", not(shuttle), not(ron_vm)))))]
 use crate::ron_raw::pool::POOL_BLOCKS;
 use crate::ron_raw::pool::{self, BLOCK_SLOTS, Block, BlockRef, BlockSlots, Pool, PoolPaths};
@@ -322,6 +334,21 @@ fn next_waiting<'s>(
         .find(|&t| slot(t).has_waiters())
 }
 
+/// [`UNREGISTERED_LOOKS`] looks at `in_use` with `relax` between them,
+/// taking it if free (test-and-test-and-set): the wait of a waiter that
+/// holds no ticket (no block to be had, or not queuing yet). Whether it
+/// took the lock.
+fn look_unregistered<R: Relax>(in_use: &TasFlag, relax: &mut R) -> bool {
+    for _ in 0..UNREGISTERED_LOOKS {
+        if in_use.take_if_free() {
+            crate::coverage::hit!("ron_ticket.unregistered_took");
+            return true;
+        }
+        relax.relax();
+    }
+    false
+}
+
 /// Grants the first slot with a queued waiter among `n` after `from` (as
 /// [`next_waiting`]): whether it found one. The caller holds the lock and
 /// keeps `in_use` true.
@@ -426,7 +453,9 @@ pub fn set_pool_limit(n: usize) {
 ///   waiter with `q` waiters ahead in its slot is overtaken by at most
 ///   `q + (q + 1) * (n - 1) + 1` acquisitions, `n` =
 ///   [`active_slots()`](crate::ron_raw::active_slots). No bound while the
-///   pool is exhausted (the waiter waits unregistered and retries).
+///   pool is exhausted (the waiter waits unregistered and retries), nor
+///   for the first millisecond of a waiter whose CPU looked shared (it
+///   waits unregistered first).
 /// * **Panics:** a `Relax` panic after taking a ticket aborts the process;
 ///   an unlock whose CPU hint panics releases the lock first.
 /// * **Cost:** 8 bytes, plus a pooled block while contended; a load and a
@@ -483,9 +512,16 @@ impl<R: Relax> RonTicket<R> {
     ) -> PlaceToken {
         // User code before taking a ticket: a panic here leaves nothing behind.
         let mut relax = R::default();
+        let mut unqueued = Unqueued::of(&relax);
         let mut on_wait = Some(on_wait);
         loop {
-            if let Some(room) = pool::enter(&self.home, pool, self as *const Self as usize) {
+            let room = if unqueued.lasts() {
+                crate::coverage::hit!("ron_ticket.unqueued");
+                None
+            } else {
+                pool::enter(&self.home, pool, self as *const Self as usize)
+            };
+            if let Some(room) = room {
                 let slot = room.slot(s);
                 let ticket = slot.take_ticket();
                 crate::coverage::hit!("ron_ticket.pooled_ticket");
@@ -514,18 +550,15 @@ impl<R: Relax> RonTicket<R> {
                 room.keep();
                 return PlaceToken::at(s);
             }
-            // No block to be had: wait unregistered for a while (TTAS),
-            // then try to register again. A panic here holds nothing.
+            // No block to be had (or not queuing yet): wait unregistered
+            // for a while (TTAS), then try again. A panic here holds
+            // nothing.
             crate::coverage::hit!("ron_ticket.unregistered");
             if let Some(f) = on_wait.take() {
                 f();
             }
-            for _ in 0..UNREGISTERED_LOOKS {
-                if self.in_use.take_if_free() {
-                    crate::coverage::hit!("ron_ticket.unregistered_took");
-                    return PlaceToken::at(s);
-                }
-                relax.relax();
+            if look_unregistered(&self.in_use, &mut relax) {
+                return PlaceToken::at(s);
             }
         }
     }
@@ -748,7 +781,9 @@ unsafe impl<R: Relax> lock_api::RawMutexFair for RonTicket<R> {
 ///
 /// * **Guarantees:** as [`RonTicket`], with `n = S`: a waiter with `q`
 ///   waiters ahead in its slot is overtaken by at most
-///   `q + (q + 1) * (S - 1) + 1` acquisitions; no pool, so no exhaustion.
+///   `q + (q + 1) * (S - 1) + 1` acquisitions once it holds a ticket; no
+///   pool, so no exhaustion (a waiter whose CPU looked shared waits
+///   unregistered for its first millisecond, as for [`RonTicket`]).
 /// * **Panics:** as [`RonTicket`].
 /// * **Cost:** `128 * (S + 1)` bytes; a load and a CAS, a scan of `S`
 ///   slots and a store uncontended.
@@ -796,11 +831,26 @@ impl<const S: usize, R: Relax> RonTicketInline<S, R> {
         let slot = &self.slots[s];
         // User code before taking a ticket: a panic here leaves nothing behind.
         let mut relax = R::default();
+        let mut on_wait = Some(on_wait);
+        // Not queuing yet (the CPU looks shared): look at `in_use` first,
+        // holding nothing.
+        let mut unqueued = Unqueued::of(&relax);
+        while unqueued.lasts() {
+            crate::coverage::hit!("ron_ticket.unqueued");
+            if let Some(f) = on_wait.take() {
+                f();
+            }
+            if look_unregistered(&self.in_use, &mut relax) {
+                return PlaceToken::at(s);
+            }
+        }
         let ticket = slot.take_ticket();
         // A ticket cannot be given back without waiting for its turn: a
         // panic in `relax` (or `on_wait`) aborts.
         let queued = AbortOnUnwind::new("RonTicketInline");
-        on_wait();
+        if let Some(f) = on_wait.take() {
+            f();
+        }
         slot.wait_turn(&self.in_use, ticket, &mut relax);
         queued.disarm();
         PlaceToken::at(s)
@@ -876,5 +926,81 @@ unsafe impl<const S: usize, R: Relax> lock_api::RawMutexFair for RonTicketInline
     unsafe fn unlock_fair(&self, guard: PlaceToken) {
         // SAFETY: the caller holds the lock with `guard`.
         unsafe { self.release(guard) }
+    }
+}
+
+#[cfg(all(test, feature = "std", not(any(loom, shuttle, ron_vm))))]
+mod tests {
+    use super::*;
+    use core::cell::UnsafeCell;
+    use std::sync::atomic::{AtomicUsize, Ordering as O};
+
+    /// A counter that only the lock holder touches (Miri sees a data race
+    /// if two ever hold the lock at once).
+    struct Guarded(UnsafeCell<u64>);
+    // SAFETY: touched only under the lock being tested.
+    unsafe impl Sync for Guarded {}
+
+    /// Four threads, two of which found their CPU shared (a
+    /// `SpinWhileAlone` policy then says not to queue), each increment the
+    /// counter under the lock; all four first meet it held: `lock(f)`
+    /// acquires, calling `f` once it waits.
+    fn shared_and_own_waiters(
+        lock: impl Fn(&dyn Fn()) -> PlaceToken + Sync,
+        unlock: impl Fn(PlaceToken) + Sync,
+    ) {
+        const THREADS: usize = 4;
+        const EACH: u64 = if cfg!(miri) { 10 } else { 2_000 };
+        let n = Guarded(UnsafeCell::new(0));
+        let waiting = AtomicUsize::new(0);
+        let held = lock(&|| {});
+        std::thread::scope(|sc| {
+            for i in 0..THREADS {
+                let (n, lock, unlock, waiting) = (&n, &lock, &unlock, &waiting);
+                sc.spawn(move || {
+                    if i % 2 == 0 {
+                        crate::relax::mark_cpu_shared();
+                    }
+                    for k in 0..EACH {
+                        let t = lock(&|| {
+                            if k == 0 {
+                                waiting.fetch_add(1, O::Relaxed);
+                            }
+                        });
+                        // SAFETY: we hold the lock.
+                        unsafe { *n.0.get() += 1 };
+                        unlock(t);
+                    }
+                });
+            }
+            // Every thread waits for the lock we hold before we let go.
+            while waiting.load(O::Relaxed) < THREADS {
+                std::thread::yield_now();
+            }
+            unlock(held);
+        });
+        // SAFETY: every thread has finished.
+        assert_eq!(unsafe { *n.0.get() }, THREADS as u64 * EACH);
+    }
+
+    #[test]
+    fn waiters_whose_cpu_looked_shared_wait_unqueued_and_exclude() {
+        let pooled = RonTicket::<DefaultRelax>::new();
+        shared_and_own_waiters(
+            |f| pooled.acquire_in_observed(0, f),
+            // SAFETY: the token of our own acquisition, which we hold.
+            |t| unsafe { pooled.release(t) },
+        );
+        let inline = RonTicketInline::<4, DefaultRelax>::new();
+        shared_and_own_waiters(
+            |f| inline.acquire_in_observed(1, f),
+            // SAFETY: as above.
+            |t| unsafe { inline.release(t) },
+        );
+        // The shared threads met the lock held and waited unqueued (their
+        // first `UNQUEUED_NS`): counted where the path counters are in.
+        if crate::coverage::ENABLED {
+            assert!(crate::coverage::count("ron_ticket.unqueued") > 0);
+        }
     }
 }
