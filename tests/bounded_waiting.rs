@@ -12,6 +12,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use ron_core::relax::Yield;
 use ron_core::{NxtRonInline, PlaceToken, Ron, RonPlockInline, RonTicketInline};
 
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -134,6 +135,32 @@ bound_test!(
 bound_test!(
     ron_ticket_two_slots,
     RonTicketInline<2>,
+    threads = 4,
+    slot = |t| t % 2,
+    bound = 1 + 2 + 1
+);
+// The same three with a policy that always queues (`Yield`: its waiters
+// never wait unqueued, whatever their CPU looks like), so that every
+// acquisition of a loaded run is a queued one: with the default policy a
+// waiter whose CPU looked shared first waits unqueued, and the hook then
+// marks the moment it queues (or takes the lock unqueued).
+bound_test!(
+    ron_ticket_distinct_slots_queued,
+    RonTicketInline<8, Yield>,
+    threads = 6,
+    slot = |t| t,
+    bound = 5 + 1
+);
+bound_test!(
+    ron_ticket_one_slot_queued,
+    RonTicketInline<4, Yield>,
+    threads = 4,
+    slot = |_| 1,
+    bound = 3 + 1
+);
+bound_test!(
+    ron_ticket_two_slots_queued,
+    RonTicketInline<2, Yield>,
     threads = 4,
     slot = |t| t % 2,
     bound = 1 + 2 + 1

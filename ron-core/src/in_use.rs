@@ -65,8 +65,9 @@ macro_rules! slotted_entry_points {
         }
 
         /// As [`acquire_in`](Self::acquire_in), calling `on_wait` once the
-        /// caller waits in its slot (or at once after a fast-path
-        /// acquisition): tests count overtakes from that moment.
+        /// caller waits in its slot (or at once after an acquisition made
+        /// without waiting there: the fast path, or a `RonTicket` waiter
+        /// that had not queued yet): tests count overtakes from that moment.
         #[doc(hidden)]
         pub fn acquire_in_observed(
             &self,

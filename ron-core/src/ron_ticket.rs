@@ -158,7 +158,7 @@ use crate::ron_raw::pool::{self, BLOCK_SLOTS, Block, BlockRef, BlockSlots, Pool,
 use crate::ron_raw::pool::{GROW_CHUNKS, POOL_BLOCKS};
 use crate::sync::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use crate::token::PlaceToken;
-use crate::unwind::AbortOnUnwind;
+use crate::unwind::{AbortOnUnwind, OnUnwind};
 
 /// Looks (relax steps) an unregistered waiter (pool exhausted) spends
 /// on `in_use` before it tries to register again.
@@ -332,6 +332,18 @@ fn next_waiting<'s>(
     (1..=n)
         .map(|i| (from + i) % n)
         .find(|&t| slot(t).has_waiters())
+}
+
+/// Runs the test hook of `acquire_in_observed` (which marks the moment
+/// a waiter queues: overtakes are counted from it) after a lock taken
+/// without queuing, as the fast path does: holding the lock, which
+/// `give_back` releases if the hook panics.
+fn observed_holding(on_wait: Option<impl FnOnce()>, give_back: impl FnOnce()) {
+    if let Some(f) = on_wait {
+        let held = OnUnwind::new(give_back);
+        f();
+        held.disarm();
+    }
 }
 
 /// [`UNREGISTERED_LOOKS`] looks at `in_use` with `relax` between them,
@@ -515,11 +527,12 @@ impl<R: Relax> RonTicket<R> {
         let mut unqueued = Unqueued::of(&relax);
         let mut on_wait = Some(on_wait);
         loop {
-            let room = if unqueued.lasts() {
+            let queuing = !unqueued.lasts();
+            let room = if queuing {
+                pool::enter(&self.home, pool, self as *const Self as usize)
+            } else {
                 crate::coverage::hit!("ron_ticket.unqueued");
                 None
-            } else {
-                pool::enter(&self.home, pool, self as *const Self as usize)
             };
             if let Some(room) = room {
                 let slot = room.slot(s);
@@ -550,14 +563,20 @@ impl<R: Relax> RonTicket<R> {
                 room.keep();
                 return PlaceToken::at(s);
             }
-            // No block to be had (or not queuing yet): wait unregistered
-            // for a while (TTAS), then try again. A panic here holds
-            // nothing.
+            // No block to be had (the pool is exhausted: the waiter waits
+            // here, and the hook hears so now), or not queuing yet: wait
+            // unregistered for a while (TTAS), then try again. A panic
+            // here holds nothing.
             crate::coverage::hit!("ron_ticket.unregistered");
-            if let Some(f) = on_wait.take() {
+            if queuing && let Some(f) = on_wait.take() {
                 f();
             }
             if look_unregistered(&self.in_use, &mut relax) {
+                observed_holding(on_wait.take(), || {
+                    // SAFETY: `look_unregistered` just took the lock for
+                    // us, unregistered (token `at(s)`), from `pool`.
+                    unsafe { self.release_in_pool(pool, PlaceToken::at(s)) }
+                });
                 return PlaceToken::at(s);
             }
         }
@@ -837,10 +856,12 @@ impl<const S: usize, R: Relax> RonTicketInline<S, R> {
         let mut unqueued = Unqueued::of(&relax);
         while unqueued.lasts() {
             crate::coverage::hit!("ron_ticket.unqueued");
-            if let Some(f) = on_wait.take() {
-                f();
-            }
             if look_unregistered(&self.in_use, &mut relax) {
+                observed_holding(on_wait.take(), || {
+                    // SAFETY: `look_unregistered` just took the lock for
+                    // us, unregistered (token `at(s)`).
+                    unsafe { self.release(PlaceToken::at(s)) }
+                });
                 return PlaceToken::at(s);
             }
         }
@@ -973,7 +994,9 @@ mod tests {
                     }
                 });
             }
-            // Every thread waits for the lock we hold before we let go.
+            // Every thread waits for the lock we hold before we let go (the
+            // shared ones queue after `UNQUEUED_NS`, and the hook hears
+            // of them then).
             while waiting.load(O::Relaxed) < THREADS {
                 std::thread::yield_now();
             }
