@@ -57,9 +57,10 @@ use crate::backoff::Backoff as CbBackoff;
 ///
 /// # Panics
 /// `R::default()` (and `queue_now`) runs before a waiter publishes
-/// anything, so a panic there just unwinds (except in `Ticket` and `Fsl`, which build the policy only
-/// once their ticket turns out not to be served, keeping it off the
-/// uncontended path: there it aborts, as `relax` does). `relax` runs while
+/// anything, so a panic there just unwinds (except in `Ticket` and `Fsl`,
+/// which build the policy only once their ticket turns out not to be
+/// served, keeping it off the uncontended path: there it aborts, as
+/// `relax` does). `relax` runs while
 /// the waiter is registered, queued or holds a ticket; if it panics:
 /// * `Tas`, `Ttas`: nothing to undo, the panic unwinds.
 /// * `Ron`, `RonPlock`, `NxtRon`, `ShRon`, and `CBoMcs` while it waits for
@@ -451,16 +452,12 @@ impl Relax for SpinWhileAlone {
 /// How long (ns) a waiter whose policy says not to queue
 /// ([`Relax::queue_now`]) waits unqueued before it queues all the same.
 ///
-/// Measured on a 2-CPU AMD EPYC (KVM), `ron bench --locks
-/// ron-ticket,parking_lot --threads 4,8,32,128 --ncs 0,100`: with every
-/// waiter queued, `RonTicket` ran 0.00-0.05x parking_lot (each handover
-/// to a preempted ticket holder waits for its next time slice); waiting
-/// unqueued for 1 ms first, 0.30-1.01x; 10 and 100 ms gave the same
-/// within the spread, and queuing after 128 unqueued looks instead of a
-/// time collapsed again (0.00-0.04x at 8 threads and more): the waits that
-/// outlast 1 ms are rare enough not to convoy. The time bounds how long a
-/// waiter on a CPU that stays shared (a co-runner that never sleeps) goes
-/// without the lock's waiting bound: after it, it queues and has it.
+/// A time, not a number of looks: waits that outlast 1 ms are rare enough
+/// not to convoy, while queuing after a fixed number of unqueued looks
+/// collapsed again; 10 and 100 ms measured no better (`docs/design.md`,
+/// "`RonTicket` when threads outnumber CPUs"). It bounds how long a waiter
+/// on a CPU that stays shared (a co-runner that never sleeps) goes without
+/// the lock's waiting bound: after it, it queues and has it.
 pub const UNQUEUED_NS: u64 = 1_000_000;
 
 /// The unqueued part of a wait ([`Relax::queue_now`]): while it lasts, a

@@ -106,11 +106,10 @@
 //!   [`UNQUEUED_NS`](crate::relax::UNQUEUED_NS) (1 ms), and only then
 //!   takes a ticket: no bound during that time, the bound above after it.
 //!   A ticket holder that is off the CPU stalls every handover that
-//!   reaches it until the scheduler runs it again; with more threads than
-//!   CPUs, every waiter queuing made `RonTicket` 0.00-0.03x parking_lot's
-//!   throughput on 2 CPUs, waiting unqueued first 0.31-0.97x
-//!   (`docs/design.md`, "`RonTicket` when threads outnumber CPUs"). With
-//!   one thread per CPU the policy says to queue, and nothing changes.
+//!   reaches it until the scheduler runs it again, which with more threads
+//!   than CPUs collapsed the lock (measured: `docs/design.md`, "`RonTicket`
+//!   when threads outnumber CPUs"). With one thread per CPU the policy
+//!   says to queue, and nothing changes.
 //! * Panics: a waiter whose `Relax` policy panics after taking its ticket
 //!   aborts the process (a ticket cannot be given back without waiting for
 //!   its turn); before that (and unregistered) it holds nothing but its
@@ -985,6 +984,7 @@ mod tests {
                     for k in 0..EACH {
                         let t = lock(&|| {
                             if k == 0 {
+                                // Relaxed: a count; nothing is published by it.
                                 waiting.fetch_add(1, O::Relaxed);
                             }
                         });
@@ -997,6 +997,7 @@ mod tests {
             // Every thread waits for the lock we hold before we let go (the
             // shared ones queue after `UNQUEUED_NS`, and the hook hears
             // of them then).
+            // Relaxed: the count only decides when to let go.
             while waiting.load(O::Relaxed) < THREADS {
                 std::thread::yield_now();
             }
