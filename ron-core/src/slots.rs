@@ -445,6 +445,14 @@ impl<const S: usize> SlotTable<S> {
     /// where they are not zero already (a pooled block being claimed: no
     /// other thread may touch the table; slots from `n` on were never used).
     pub(crate) fn clean_within(&self, n: usize) {
+        // One line per slot, most of them last written by other CPUs (or
+        // never touched): announce the loads, so that their misses
+        // overlap. While the claimer cleans, the lock's holder takes the
+        // lock again and again on its own CPU; on the VM, which prices
+        // loads one after another unless announced, the 256 misses of a
+        // 256-CPU route let one thread keep the lock for over a thousand
+        // acquisitions (`vm/tests/episode.rs`).
+        crate::sync::prefetch_lines((0..n.min(S)).map(|s| self.word(s)));
         // Relaxed, all: the claimer owns the table; the Release that
         // publishes it to the next users follows.
         for s in 0..n.min(S) {
