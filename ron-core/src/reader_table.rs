@@ -64,6 +64,8 @@ const DEFAULT_SLOTS: usize = if LOCK_SLOTS < 32 { LOCK_SLOTS } else { 32 };
 /// loads this many lines.
 #[cfg(not(loom))]
 pub const LOCK_SLOTS: usize = 256;
+// A revocation's scan is one window of misses (`sync::prefetch_lines`).
+const _: () = assert!(LOCK_SLOTS <= crate::sync::PREFETCH_WINDOW);
 /// Most slots one lock's readers spread over (small under loom).
 #[cfg(loom)]
 pub const LOCK_SLOTS: usize = 2;

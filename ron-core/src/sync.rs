@@ -95,6 +95,12 @@ pub(crate) fn vm_addr<T>(atomic: &T) -> usize {
     core::ptr::from_ref(atomic) as usize
 }
 
+/// Lines [`prefetch_lines`] issues to the VM as one window of misses: the
+/// longest scan a caller makes in one go (a lock's table slots, a pooled
+/// block's slot words, both at most 256; checked where they are defined).
+/// A longer run is issued in parts.
+pub(crate) const PREFETCH_WINDOW: usize = 256;
+
 /// Announces loads of the cache lines of `atomics`, which the caller is
 /// about to make and whose addresses do not depend on each other's values
 /// (a scan): a software prefetch of each line (`prefetcht0` on x86_64;
@@ -108,11 +114,9 @@ pub(crate) fn vm_addr<T>(atomic: &T) -> usize {
 pub(crate) fn prefetch_lines<'a, T: 'a>(atomics: impl Iterator<Item = &'a T>) {
     #[cfg(all(ron_vm, not(loom), not(shuttle)))]
     {
-        // One window for a whole scan (a lock's slots: at most
-        // `reader_table::LOCK_SLOTS`), as a core's prefetches are; a longer
-        // run is issued in parts.
-        const _: () = assert!(crate::reader_table::LOCK_SLOTS <= ron_vm::ACCESS_ALL_MAX);
-        let mut addrs = [0usize; crate::reader_table::LOCK_SLOTS];
+        // One window for a whole scan, as a core's prefetches are.
+        const _: () = assert!(PREFETCH_WINDOW <= ron_vm::ACCESS_ALL_MAX);
+        let mut addrs = [0usize; PREFETCH_WINDOW];
         let mut n = 0;
         for a in atomics {
             addrs[n] = vm_addr(a);

@@ -162,6 +162,9 @@ pub const BLOCK_SLOTS: usize = 256;
 /// and under the model checkers and Miri (256 with `std`).
 #[cfg(not(all(feature = "std", not(loom), not(shuttle), not(miri))))]
 pub const BLOCK_SLOTS: usize = 16;
+// A claim's clean of the slot words is one window of misses
+// (`sync::prefetch_lines`).
+const _: () = assert!(BLOCK_SLOTS <= crate::sync::PREFETCH_WINDOW);
 
 /// The slots of a block a `RonRaw` uses: one per CPU of the installed
 /// route (its length rounded up to a power of two), at most
