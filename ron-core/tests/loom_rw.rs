@@ -49,6 +49,12 @@
 //!   claims it once idle, or races a claim and takes its count back,
 //!   while a writer of the first revokes; neither lock's readers may meet
 //!   its writer.
+//! * `writer_run`: a writer writes twice, another once (every loom
+//!   thread's CPU hint is 0): a writer phase taken after a contended wait
+//!   records its CPU, and a write on that CPU that finds the phase just
+//!   ended takes the next one past the queue (`WRITER_RUN`), here on the
+//!   other thread, so its CAS must see that thread's writes: weakening
+//!   its `Acquire` makes this model fail.
 //! * `phase_bound`: a writer writes twice; a reader that arrived during
 //!   the first writer phase must get in before the second (phase-fair:
 //!   at most one writer phase), which it checks by the value it reads.
@@ -464,6 +470,27 @@ fn shared_slot() {
             assert_eq!(a.reader(0), 1);
             assert!(!a.lock.is_held(), "lock a left held");
             assert!(!b.lock.is_held(), "lock b left held");
+        },
+    );
+}
+
+#[test]
+fn writer_run() {
+    run(
+        "writer_run",
+        3,
+        &["ron_rw.write_run", "ron_rw.write_polite"],
+        || {
+            let s = Shared::new();
+            let w = {
+                let s = s.clone();
+                thread::spawn(move || s.writer())
+            };
+            s.writer();
+            s.writer();
+            w.join().unwrap();
+            assert_eq!(s.reader(0), 3);
+            assert!(!s.lock.is_held(), "lock left held");
         },
     );
 }
