@@ -61,11 +61,11 @@
 //! 8..16 `HOT` (unbiased: contended reads since the last write; biased:
 //! revocations in a row that found the table empty), bits 16..28 `WCPU`
 //! (the CPU of the last writer phase's holder, 0 if it did not ask: the
-//! inline fast path, `try_write`, an upgrade), bits 28..31 `RUN` (that
+//! inline fast path, `try_write`, a timed write, an upgrade), bits 28..31 `RUN` (that
 //! CPU's phases in a row taken past the writers' queue), bits 32..64 `rin`
 //! (readers counted in centrally, wrapping). `rout` (u32, wrapping). `id` (u32, 0 until first
 //! biased). Only the holder of `PRES` changes `REBIAS`, and `HOT` while
-//! biased; `WCPU` and `RUN` change only with `PRES` set.
+//! biased; `WCPU` and `RUN` are written only by the CAS that sets `PRES`.
 //!
 //! | state | who may enter |
 //! |---|---|
@@ -158,7 +158,7 @@ const HOT_ONE: u64 = 1 << 8;
 const HOT_MASK: u64 = 0xFF << 8;
 /// Bits 16..28: the CPU of the writer phase's holder, as [`writer_tag`]
 /// gives it (0: a phase taken by a path that does not ask the CPU: the
-/// inline fast path, `try_write`, an upgrade).
+/// inline fast path, `try_write`, a timed write, an upgrade).
 const WCPU_SHIFT: u32 = 16;
 const WCPU_MASK: u64 = 0xFFF << WCPU_SHIFT;
 /// Bits 28..31: writer phases in a row taken past the writers' queue by
