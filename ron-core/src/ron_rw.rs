@@ -156,13 +156,10 @@ const REBIAS: u64 = 4;
 const BIAS: u64 = 8;
 const HOT_ONE: u64 = 1 << 8;
 const HOT_MASK: u64 = 0xFF << 8;
-/// Bits 16..28: the CPU of the writer phase's holder, as [`writer_tag`]
-/// gives it (0: a phase taken by a path that does not ask the CPU: the
-/// inline fast path, `try_write`, a timed write, an upgrade).
+/// Bits 16..28: `WCPU`, as [`writer_tag`] gives it (module docs, State).
 const WCPU_SHIFT: u32 = 16;
 const WCPU_MASK: u64 = 0xFFF << WCPU_SHIFT;
-/// Bits 28..31: writer phases in a row taken past the writers' queue by
-/// the CPU in `WCPU` ([`WRITER_RUN`] at most).
+/// Bits 28..31: `RUN` (module docs, State), at most [`WRITER_RUN`].
 const RUN_SHIFT: u32 = 28;
 const RUN_ONE: u64 = 1 << RUN_SHIFT;
 const RUN_MASK: u64 = 0x7 << RUN_SHIFT;
@@ -302,11 +299,8 @@ fn never() -> bool {
 /// that finds the lock free of writers and central readers, but writers
 /// queued, sets `PRES` at once instead of queueing behind them, so its
 /// data stays in its caches; the queue's head waits for at most this many
-/// such phases more. Measured on the VM (`docs/design.md`, item 12 of the
-/// reader-writer lock), at 50 % reads with no work between operations: 1,
-/// 2, 4 and 8 gave 1.45x, 1.65x, 1.73x and 1.74x the lock without runs,
-/// and a fairness factor of at most 0.56, 0.58, 0.64 and 0.70 (0.55
-/// without).
+/// such phases more. Chosen on the VM against 1, 4 and 8, by throughput
+/// and fairness: `docs/design.md`, item 12 of the reader-writer lock.
 pub const WRITER_RUN: u64 = 2;
 const _: () = assert!(WRITER_RUN < RUN_MASK >> RUN_SHIFT);
 
