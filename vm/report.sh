@@ -4,7 +4,7 @@
 #
 #   vm/report.sh DATA_DIR [ACQUISITIONS] [SEEDS]
 #
-# DATA_DIR holds latency/*.csv. Every matrix: locks ron-raw, ron-inline,
+# DATA_DIR holds latency/*.csv. Every matrix: locks ron-grant, ron-raw, ron-inline,
 # nxt-ron, ron-ticket, ron-plock, ron, sh-ron, ttas, ticket, mcs, cna,
 # cbo-mcs, fsl;
 # threads 8, 32, 64 and all CPUs (those the machine has); nCS 0 and
@@ -20,7 +20,7 @@ set -euo pipefail
 DATA=$(cd "${1:?usage: vm/report.sh DATA_DIR [ACQUISITIONS] [SEEDS]}" && pwd)
 ACQ=${2:-1500}
 SEEDS=${3:-5}
-LOCKS=ron-raw,ron-inline,nxt-ron,ron-ticket,ron-plock,ron,sh-ron,ttas,ticket,mcs,cna,cbo-mcs,fsl
+LOCKS=ron-grant,ron-raw,ron-inline,nxt-ron,ron-ticket,ron-plock,ron,sh-ron,ttas,ticket,mcs,cna,cbo-mcs,fsl
 VM=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(dirname "$VM")
 ROWS=$VM/target/report

@@ -87,6 +87,7 @@ pub fn visit_all<V: LockVisitor>(v: &mut V) {
 /// The locks `ron bench` runs when `--locks` is not given (those of them
 /// that exist in this build).
 pub const DEFAULT_LOCKS: &[&str] = &[
+    "ron-grant",
     "ron-raw",
     "nxt-ron",
     "mcs",
@@ -163,7 +164,7 @@ pub fn registry() -> &'static [LockEntry] {
 /// Other accepted names: (alias, command-line name).
 const ALIASES: &[(&str, &str)] = &[
     ("ron-alg1", "ron"),
-    ("ron-mutex", "ron-raw"),
+    ("ron-mutex", "ron-grant"),
     ("parking-lot-mutex", "parking_lot"),
     ("std-mutex", "std"),
     ("spin-mutex", "spin"),

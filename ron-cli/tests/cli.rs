@@ -594,7 +594,7 @@ fn bench_many_locks_json_csv_and_skip_note() {
         err.contains("note: skipped ron-inline at 1000 locks"),
         "{err}"
     );
-    assert!(err.contains("note: ron-raw:"), "{err}");
+    assert!(err.contains("note: ron-grant, ron-raw:"), "{err}");
 
     let o = ron(&[
         "bench",

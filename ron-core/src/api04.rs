@@ -274,6 +274,8 @@ direct!(
 );
 direct!(impl [] for crate::RonRaw, guard = PlaceToken::NONE);
 direct!(timed impl [] for crate::RonRaw);
+direct!(impl [] for crate::RonGrant, guard = PlaceToken::NONE);
+direct!(timed impl [] for crate::RonGrant);
 direct!(impl [const S: usize] for crate::RonInline<S>, guard = PlaceToken::NONE);
 direct!(timed impl [const S: usize] for crate::RonInline<S>);
 direct!(impl [const S: usize, R: Relax] for crate::Ron<S, R>, guard = PlaceToken::NONE);
@@ -290,5 +292,5 @@ direct!(impl [const S: usize] for crate::RonPark<S>, guard = PlaceToken::NONE);
 #[cfg(feature = "std")]
 direct!(timed impl [const S: usize] for crate::RonPark<S>);
 
-/// A `lock_api` 0.4 mutex over [`RonRaw`](crate::RonRaw).
-pub type RonMutex04<T> = lock_api_04::Mutex<crate::RonRaw, T>;
+/// A `lock_api` 0.4 mutex over [`RonGrant`](crate::RonGrant), the default.
+pub type RonMutex04<T> = lock_api_04::Mutex<crate::RonGrant, T>;

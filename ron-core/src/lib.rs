@@ -64,11 +64,12 @@
 //! ## Which lock to pick
 //! | pick | when |
 //! |---|---|
-//! | [`RonRaw`] ([`RonMutex`]) | the default: 8 bytes, so a lock per object is fine; one CAS to lock and a load and a store to unlock when uncontended; route-ordered handover among spinning waiters when contended; waiters on a shared CPU (or waiting over 1 ms) park on a futex. Its contended handover costs more than the slotted locks' (measured on a 16-core machine: the README's "Which lock to pick") |
+//! | [`RonGrant`] ([`RonMutex`]) | the default: 8 bytes, so a lock per object is fine; a load and one CAS to lock and two loads and a store (all in its 8 bytes) to unlock when uncontended; when contended, nxtRON's grant hands the lock along the route to the next slot whose waiter spins on a CPU of its own; waiters on a shared CPU (or waiting over 1 ms) park on a futex. On the virtual many-core machine 1.7-2.2x `RonRaw` at all CPUs; on 2 CPUs level with it and with parking_lot (the README's "Which lock to pick") |
+//! | [`RonRaw`] | the handover in the lock word, which a running waiter takes over from a preempted grantee: [`RonRw`]'s writers' queue, whose writers barge; as a mutex it runs level with `RonGrant` on 2 CPUs and below it on many cores |
 //! | [`RonPark`] (`std`) | waiters should sleep instead of spinning (services with many more threads than cores, CPU quotas); also the faster of the two for a hot lock on a one-L3 many-core machine, at 2304 bytes (measured: the README's "Which lock to pick") |
 //! | [`NxtRon`], [`RonTicket`] ([`NxtRonInline`], [`RonTicketInline`]) | you need a stated waiting bound with route order, and threads do not outnumber CPUs: 8 bytes, one slot per CPU from a process-wide pool while contended (the `Inline` forms keep `S` slots in the lock). When they do, `RonTicket`'s waiters whose CPU looks shared wait unqueued for their first millisecond, so it does not collapse (measured: the README's "Which lock to pick") |
 //! | [`ShRon`] | many locks, RON's per-CPU order, and memory matters: 8 bytes a lock, the waiters in one process-wide table |
-//! | [`RonInline`] | a few hot, always-contended locks (no pool indirection on the handover path, 2176 bytes each) |
+//! | [`RonInline`] | `RonRaw` with its slots in the lock (no pool indirection on the handover path, 2176 bytes each) |
 //! | [`RonRw`] ([`RonRwLock`]) | read-mostly data (writes well under one operation in ten): reads spread over a cache line per CPU once they are contended (and stay spread across writes), writers take turns along the route; where many threads write more often than that, a writer-barging `RwLock` (parking_lot's) serves them better |
 //! | [`RonReentrantMutex`] | the holder must be able to lock again |
 //! | [`RonPlock`], [`Ron`] ([`RonPlockInline`]) | the RON paper's Algorithms 3 and 1, to compare with |
@@ -80,6 +81,7 @@
 //! ## Where things are
 //! | file | role |
 //! |---|---|
+//! | `ron_grant.rs` | [`RonGrant`], the default: its waiting over the plock grant (`plock.rs`) |
 //! | `ron_raw/` | [`RonRaw`] (`mod.rs`) and [`RonInline`] (`inline.rs`): lock word (`word.rs`), waiting policy (`wait.rs`), parking (`park.rs`), pooled slot blocks (`pool.rs`) |
 //! | `ron_park.rs` | [`RonPark`]: RON slots with futex sleeping (`std`) |
 //! | `ron_rw.rs` | [`RonRw`]: the reader-writer lock |
@@ -88,7 +90,7 @@
 //! | `api04.rs` | `lock_api` 0.4 impls (feature `lock_api_04`) |
 //! | `nxt_ron.rs` | [`NxtRon`]: RON Algorithm 3 with a bitmap successor search |
 //! | `ron_plock.rs` | [`RonPlock`]: RON Algorithm 3 with a linear successor scan |
-//! | `plock.rs` | the RON Algorithm 3 core shared by `NxtRon` and `RonPlock` (pooled and inline) |
+//! | `plock.rs` | the RON Algorithm 3 core shared by `NxtRon`, `RonPlock` and `RonGrant` (pooled and inline) |
 //! | `ron_ticket.rs` | [`RonTicket`]: RON Algorithm 2, a ticket lock per slot |
 //! | `ron.rs` | [`Ron`]: RON Algorithm 1 with a claim step |
 //! | `sh_ron.rs` | [`ShRon`]: one-word RON over a process-wide wait table |
@@ -110,14 +112,14 @@
 //! | [`relax`] | waiting policies (`Relax`) |
 //! | [`condvar`] | [`RonCondvar`] / [`Condvar`] for every lock |
 //! | [`timed`] (`std`) | deadlines for `lock_api`'s timed locking |
-//! | `futex.rs` | futex wait and wake (`std`: `RonPark`, `RonRaw`, `RonCondvar`) |
+//! | `futex.rs` | futex wait and wake (`std`: `RonPark`, `RonGrant`, `RonRaw`, `RonCondvar`) |
 //! | `raw_impl.rs` | the `Default` / `Debug` macro every lock uses |
 //! | `unwind.rs` | drop guards that clean up or abort on unwinding |
 //! | `sync.rs` | atomics from `core`, loom, shuttle or the VM |
 //! | `coverage.rs` | protocol-path counters for the verification suites |
 //!
 //! Every lock works with [`Condvar`] (`lock_api::Condvar` over
-//! [`RonCondvar`]), and `RonRaw`, `RonInline`, `RonPark`, `Ron`, `Tas` and `Ttas` also with
+//! [`RonCondvar`]), and `RonGrant`, `RonRaw`, `RonInline`, `RonPark`, `Ron`, `Tas` and `Ttas` also with
 //! `lock_api`'s timed locking (`try_lock_for`).
 //!
 //! ## Loading the route
@@ -187,6 +189,7 @@ mod unwind;
 
 pub mod nxt_ron;
 pub mod ron;
+pub mod ron_grant;
 #[cfg(feature = "std")]
 pub mod ron_park;
 pub mod ron_plock;
@@ -211,6 +214,7 @@ pub use nxt_ron::{NxtRon, NxtRonInline};
 #[cfg(not(loom))]
 pub use reentrant::RonReentrantMutex;
 pub use ron::Ron;
+pub use ron_grant::RonGrant;
 #[cfg(feature = "std")]
 pub use ron_park::RonPark;
 pub use ron_plock::{RonPlock, RonPlockInline};
@@ -236,9 +240,9 @@ pub use tas::Tas;
 pub use ticket::Ticket;
 pub use ttas::Ttas;
 
-/// A mutex protected by [`RonRaw`], the recommended RON lock.
+/// A mutex protected by [`RonGrant`], the recommended RON lock.
 #[cfg(not(loom))]
-pub type RonMutex<T> = lock_api::Mutex<RonRaw, T>;
+pub type RonMutex<T> = lock_api::Mutex<RonGrant, T>;
 /// The guard of a [`RonMutex`].
 #[cfg(not(loom))]
-pub type RonMutexGuard<'a, T> = lock_api::MutexGuard<'a, RonRaw, T>;
+pub type RonMutexGuard<'a, T> = lock_api::MutexGuard<'a, RonGrant, T>;

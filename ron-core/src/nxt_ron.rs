@@ -142,7 +142,7 @@ impl<R: Relax, const BITMAP: bool> NxtRon<R, BITMAP> {
     pub unsafe fn release(&self, token: PlaceToken) {
         // SAFETY: forwarded contract; the lock's blocks come from the
         // global pool.
-        unsafe { self.inner.release_in(pool::global(), token) }
+        unsafe { self.inner.release_in(pool::global(), token) };
     }
 
     /// Whether the lock is held or handed over (a momentary snapshot).

@@ -147,12 +147,18 @@
 use crate::flag::TasFlag;
 use crate::in_use::InUse;
 use crate::relax::Relax;
+use crate::ron_raw::park::{Parked, Parking, SleepLimit, WaitClock};
 use crate::ron_raw::pool::{self, Pool};
+use crate::ron_raw::wait;
 use crate::ron_ticket::{BANK_MAX, UNREGISTERED_LOOKS};
 use crate::slots::SlotTable;
 use crate::sync::{AtomicBool, AtomicU32, Ordering};
 use crate::token::PlaceToken;
 use crate::unwind::OnUnwind;
+
+/// Looks at `in_use` of a shared round (a yield after each) before the
+/// waiter parks ([`RonGrant`](crate::RonGrant)).
+const SHARED_LOOKS: u32 = 10;
 
 /// The plock protocol over `S` inline slots; `BITMAP` selects the
 /// successor search.
@@ -358,7 +364,7 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
                         // SAFETY: `leave` took the grant, so we own the
                         // lock, and a reference to its block is ours (the
                         // flag says so); it is this lock's pool.
-                        unsafe { self.release_in(pool, PlaceToken::at(s)) }
+                        unsafe { self.release_in(pool, PlaceToken::at(s)) };
                     },
                 );
                 let Some(room) = own.take() else {
@@ -396,6 +402,178 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
                 relax.relax();
             }
         }
+    }
+
+    /// The slow path of [`RonGrant`](crate::RonGrant) in slot `s`
+    /// (`< active_slots()`) with blocks from `pool`: its waiting phases
+    /// ([`ron_grant`](crate::ron_grant), "Waiting") over this protocol.
+    /// `keep_waiting` is asked after every round that did not take the
+    /// lock, never while the waiter is registered (a panic in it leaves
+    /// nothing registered); `limit` says how long a park may sleep.
+    /// `None` once `keep_waiting` said no.
+    #[cold]
+    pub(crate) fn acquire_parking_in<'a>(
+        &'a self,
+        pool: &Pool<'a>,
+        s: usize,
+        limit: SleepLimit,
+        mut keep_waiting: impl FnMut() -> bool,
+    ) -> Option<PlaceToken> {
+        let key = self as *const Self as usize;
+        // Leaves the watch (waking the next sleeper) however this returns.
+        let mut parking = Parking::new(key);
+        let mut clock = WaitClock::new();
+        let mut spins = wait::first_budget();
+        let mut first = true;
+        loop {
+            if first && wait::verdict_due() {
+                // A new thread, or one without a recent verdict on its CPU:
+                // ask the scheduler before registering (one timed yield).
+                wait::yield_cpu();
+            }
+            if wait::cpu_looked_shared() {
+                // A shared round: a waiter that may not run soon never
+                // registers (a grant to it would stall the lock).
+                crate::coverage::hit!("ron_grant.shared_round");
+                for _ in 0..SHARED_LOOKS {
+                    if self.in_use.take_if_free() {
+                        crate::coverage::hit!("ron_grant.shared_took");
+                        return Some(PlaceToken::at(s));
+                    }
+                    if !keep_waiting() {
+                        return None;
+                    }
+                    wait::yield_cpu();
+                }
+                if self.park(pool, &mut parking, limit) != Parked::Slept {
+                    wait::yield_cpu();
+                }
+                first = false;
+                continue;
+            }
+            if first && self.home.load(Ordering::Relaxed) == 0 {
+                // Nobody is registered (the lock has no block): a short
+                // wait ends here more often than not, without a slot.
+                // Relaxed above: a snapshot that only steers.
+                if self.look_unregistered() {
+                    return Some(PlaceToken::at(s));
+                }
+            }
+            first = false;
+            let got = match pool::enter(&self.home, pool, key) {
+                Some(room) => self.wait_registered_round(room, s, spins),
+                None => {
+                    // No block to be had (pool exhausted): TTAS looks.
+                    crate::coverage::hit!("ron_grant.unregistered_round");
+                    (0..UNREGISTERED_LOOKS)
+                        .any(|_| {
+                            let took = self.in_use.take_if_free();
+                            crate::sync::spin_loop();
+                            took
+                        })
+                        .then_some(PlaceToken::at(s))
+                }
+            };
+            if got.is_some() {
+                return got;
+            }
+            if !keep_waiting() {
+                crate::coverage::hit!("ron_grant.gave_up");
+                return None;
+            }
+            let parked = if clock.long() {
+                self.park(pool, &mut parking, limit)
+            } else {
+                Parked::Not
+            };
+            if parked != Parked::Slept {
+                spins = wait::give_cpu_away(spins);
+            }
+        }
+    }
+
+    /// The first round's unregistered looks
+    /// ([`UNREGISTERED_LOOKS`](crate::ron_raw::UNREGISTERED_LOOKS) TTAS looks at `in_use`, backoff doubling up to
+    /// [`UNREGISTERED_PAUSE_MAX`](crate::ron_raw::UNREGISTERED_PAUSE_MAX)
+    /// pauses): whether they took the lock.
+    fn look_unregistered(&self) -> bool {
+        let mut pause = 1;
+        for _ in 0..crate::ron_raw::UNREGISTERED_LOOKS {
+            if self.in_use.take_if_free() {
+                crate::coverage::hit!("ron_grant.unregistered_took");
+                return true;
+            }
+            for _ in 0..pause {
+                crate::sync::spin_loop();
+            }
+            pause = (pause * 2).min(crate::ron_raw::UNREGISTERED_PAUSE_MAX);
+        }
+        false
+    }
+
+    /// One registered round in slot `s` of the lock's block (`room`, our
+    /// reference): spins up to `spins` looks for the slot's grant or a
+    /// free `in_use`, then leaves the slot (taking the grant if it was the
+    /// last waiter of a granted slot) and looks at `in_use` once more.
+    /// The lock's token if the round took it (the owner keeps `room` for
+    /// its release); else the reference is dropped. Runs no user code.
+    fn wait_registered_round<'a>(
+        &'a self,
+        room: pool::BlockRef<'a, SlotTable<{ pool::BLOCK_SLOTS }>>,
+        s: usize,
+        spins: u32,
+    ) -> Option<PlaceToken> {
+        let slots = room.slots();
+        let before = slots.register::<true>(s);
+        crate::coverage::hit!("ron_grant.registered");
+        let mut alone = before == 0;
+        let mut by_grant = None;
+        for _ in 0..spins {
+            if slots.try_take_grant(s, &mut alone) {
+                crate::coverage::hit!("ron_grant.grant_taken");
+                by_grant = Some(true);
+                break;
+            }
+            if self.in_use.take_if_free() {
+                crate::coverage::hit!("ron_grant.free_taken");
+                slots.uncount(s);
+                by_grant = Some(false);
+                break;
+            }
+            crate::sync::spin_loop();
+        }
+        if by_grant.is_none() {
+            if slots.leave::<true>(s) {
+                // The last waiter of a granted slot takes the grant.
+                crate::coverage::hit!("ron_grant.left_with_grant");
+                by_grant = Some(true);
+            } else if self.in_use.take_if_free() {
+                crate::coverage::hit!("ron_grant.left_took_free");
+                by_grant = Some(false);
+            }
+        }
+        let by_grant = by_grant?;
+        // The owner keeps its reference for its release. Relaxed: only
+        // owners touch the flag, in turn; written only when it changes.
+        if !self.owner_ref.load(Ordering::Relaxed) {
+            self.owner_ref.store(true, Ordering::Relaxed);
+        }
+        if by_grant {
+            // The grant brought the granting release's reference: banked.
+            Self::bank(&room, slots, s);
+        }
+        room.keep();
+        Some(PlaceToken::at(s))
+    }
+
+    /// Parks (or takes the watch): holds a reference to the lock's block
+    /// while it sleeps, so that a release that frees the lock sees a block
+    /// and wakes a sleeper ([`release_in`](Self::release_in)'s answer).
+    fn park<'a>(&'a self, pool: &Pool<'a>, parking: &mut Parking, limit: SleepLimit) -> Parked {
+        let room = pool::enter(&self.home, pool, self as *const Self as usize);
+        let parked = parking.park(limit);
+        drop(room);
+        parked
     }
 
     /// Banks the block reference a grant passed to the new owner (which
@@ -444,8 +622,12 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
     ///
     /// # Safety
     /// The caller holds the lock; `pool` is the lock's pool.
+    ///
+    /// Returns whether the release freed the lock while it held a block
+    /// (its parked waiters, which hold the block, may want a wake-up:
+    /// [`RonGrant`](crate::RonGrant)); the lock must not be touched after.
     #[inline]
-    pub(crate) unsafe fn release_in<'a>(&'a self, pool: &Pool<'a>, token: PlaceToken) {
+    pub(crate) unsafe fn release_in<'a>(&'a self, pool: &Pool<'a>, token: PlaceToken) -> bool {
         let n = pool::active_slots();
         let own = token.index();
         // Relaxed: only owners touch the flag, in turn (the lock's own
@@ -461,6 +643,7 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
         } else {
             None
         };
+        let mut had_block = kept.is_some();
         let idle = match &kept {
             Some(room) => BITMAP && !room.any_marked_within(n),
             None => {
@@ -470,6 +653,7 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
                 // mutants: the waiting bound only (a missed waiter takes the
                 // freed lock at its next look; exclusion and progress stand).
                 let index = self.home.load(Ordering::SeqCst);
+                had_block = index != 0;
                 // Read without a reference: blocks are type-stable, and a
                 // stale "nobody" only frees the lock.
                 index == 0
@@ -492,11 +676,12 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
             // (Without a kept reference no bank is left: module docs,
             // "The bank".)
             self.in_use.free();
-            return;
+            return had_block;
         }
         // The hint (user code) is asked first; if it panics the release
         // runs from slot 0 and takes `kept` all the same.
         let kept = core::cell::Cell::new(kept);
+        let freed_with_block = core::cell::Cell::new(false);
         token.release_from_slot_of(n, |from| {
             // A reference keeps the block this lock's while we grant.
             let room = match kept.take() {
@@ -528,11 +713,13 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
                         // Possibly the last references: dropped while we
                         // hold the lock.
                         room.drop_with(banked);
+                        freed_with_block.set(true);
                     }
                     self.in_use.free();
                 }
             }
         });
+        freed_with_block.get()
     }
 
     #[inline]

@@ -1,11 +1,11 @@
-//! [`RonReentrantMutex`]: `lock_api`'s `ReentrantMutex` over [`RonRaw`],
+//! [`RonReentrantMutex`]: `lock_api`'s `ReentrantMutex` over [`RonGrant`],
 //! with a thread-id source that works with and without `std`.
 //!
 //! A reentrant mutex may be locked again by the thread that holds it (each
 //! lock needs its own unlock); other threads wait as for a plain
 //! [`RonMutex`](crate::RonMutex). `lock_api` builds it from any raw mutex
 //! and a [`GetThreadId`](lock_api::GetThreadId): the owner's id (one
-//! `usize`), a recursion count (one `usize`) and the holder's [`RonRaw`]
+//! `usize`), a recursion count (one `usize`) and the holder's [`RonGrant`]
 //! guard state (a 4-byte token, padded to 8) are kept next to the lock, so
 //! a `RonReentrantMutex<()>` is 32 bytes on a 64-bit target.
 //!
@@ -35,7 +35,7 @@
 
 use core::num::NonZeroUsize;
 
-use crate::RonRaw;
+use crate::RonGrant;
 use crate::sync::{AtomicPtr, Ordering};
 
 /// A function returning the current thread's id: nonzero, unique among
@@ -125,10 +125,11 @@ unsafe impl lock_api::GetThreadId for RonThreadId {
     }
 }
 
-/// A reentrant mutex over [`RonRaw`]: the holding thread may lock it
+/// A reentrant mutex over [`RonGrant`]: the holding thread may lock it
 /// again. See the [module docs](self).
-pub type RonReentrantMutex<T> = lock_api::ReentrantMutex<RonRaw, RonThreadId, T>;
+pub type RonReentrantMutex<T> = lock_api::ReentrantMutex<RonGrant, RonThreadId, T>;
 
 /// The guard of a [`RonReentrantMutex`] (shared access: reentrancy means
 /// another guard of this thread may exist).
-pub type RonReentrantMutexGuard<'a, T> = lock_api::ReentrantMutexGuard<'a, RonRaw, RonThreadId, T>;
+pub type RonReentrantMutexGuard<'a, T> =
+    lock_api::ReentrantMutexGuard<'a, RonGrant, RonThreadId, T>;

@@ -10,7 +10,7 @@ use crate::workload::{Point, RunStats, run};
 pub const NAMES: &[&str] = ron_testkit::locks::NAMES;
 
 /// The locks with a waiting policy of their own (`--relax` does not apply).
-pub const OWN_RELAX: &[&str] = &["ron-raw", "ron-inline", "ron-park"];
+pub const OWN_RELAX: &[&str] = &["ron-raw", "ron-grant", "ron-inline", "ron-park"];
 
 /// Slot counts the RON locks can be built with (`--slots`).
 pub const SLOTS: &[usize] = &[16, 32, 64, 128, 256, 512];

@@ -79,12 +79,13 @@ pub struct CorunnerPolicy {
 /// parking_lot (the parking reference).
 #[rustfmt::skip]
 pub fn policies() -> &'static [CorunnerPolicy] {
-    use ron_core::{NxtRonInline, RonPark, RonRaw};
+    use ron_core::{NxtRonInline, RonGrant, RonPark, RonRaw};
     const P: &[CorunnerPolicy] = &[
         CorunnerPolicy { name: "spin", type_name: "NxtRonInline<16, Spin>", run: run::<Raw<NxtRonInline<S, Spin>>> },
         CorunnerPolicy { name: "backoff", type_name: "NxtRonInline<16, Backoff>", run: run::<Raw<NxtRonInline<S, Backoff>>> },
         CorunnerPolicy { name: "spin-then-yield", type_name: "NxtRonInline<16, SpinThenYield>", run: run::<Raw<NxtRonInline<S, SpinThenYield>>> },
         CorunnerPolicy { name: "spin-while-alone", type_name: "NxtRonInline<16, SpinWhileAlone>", run: run::<Raw<NxtRonInline<S, SpinWhileAlone>>> },
+        CorunnerPolicy { name: "ron-grant", type_name: "RonGrant", run: run::<Raw<RonGrant>> },
         CorunnerPolicy { name: "ron-raw", type_name: "RonRaw", run: run::<Raw<RonRaw>> },
         CorunnerPolicy { name: "ron-park", type_name: "RonPark", run: run::<Raw<RonPark>> },
         CorunnerPolicy { name: "parking_lot", type_name: "parking_lot::Mutex", run: run::<Raw<parking_lot::RawMutex>> },

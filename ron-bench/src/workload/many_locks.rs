@@ -155,14 +155,14 @@ pub fn bytes_per_lock<F: MutexFamily>() -> usize {
 /// output (`None` for a lock that uses nothing else).
 pub fn memory_note(lock: &str) -> Option<&'static str> {
     match lock {
-        "ron-raw" => Some(
-            "ron-raw: 8 bytes a lock (its word and a block index); its route-ordered slots are a block from a process-wide pool (256 static blocks, grown up to 4096 with std), held only while the lock is contended",
+        "ron-grant" | "ron-raw" => Some(
+            "ron-grant, ron-raw: 8 bytes a lock (a flag or word and a block index); their route-ordered slots are a block from a process-wide pool (256 static blocks, grown up to 4096 with std), held only while the lock is contended",
         ),
         "ron-ticket" => Some(
             "ron-ticket: 8 bytes a lock (its flag and a block index); its route-ordered ticket slots are a block from a process-wide pool of its own, held only while the lock is contended",
         ),
         "nxt-ron" | "ron-plock" => Some(
-            "nxt-ron, ron-plock: 8 bytes a lock (its flag and a block index); their route-ordered slots are a block from ron-raw's process-wide pool, held only while the lock is contended",
+            "nxt-ron, ron-plock: 8 bytes a lock (its flag and a block index); their route-ordered slots are a block from the same process-wide pool, held only while the lock is contended",
         ),
         "sh-ron" => Some("sh-ron: its slot table is shared by all locks of the process"),
         _ => None,

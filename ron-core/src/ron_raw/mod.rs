@@ -1,8 +1,12 @@
-//! [`RonRaw`]: the recommended default, and [`RonInline`], its variant with
-//! inline slots. A TTAS fast path, nxtRON's
-//! route-ordered handover between *spinning* waiters, and waiters that
-//! park on a futex when their CPU is shared or their wait grows long, so
-//! that it holds up when threads outnumber CPUs.
+//! [`RonRaw`], and [`RonInline`], its variant with inline slots. A TTAS
+//! fast path, a route-ordered handover between *spinning* waiters written
+//! into the lock word, and waiters that park on a futex when their CPU is
+//! shared or their wait grows long, so that it holds up when threads
+//! outnumber CPUs. It is [`RonRw`](crate::RonRw)'s writers' queue; the
+//! default mutex is [`RonGrant`](crate::RonGrant), which shares its
+//! waiting policy (`wait.rs`), parking (`park.rs`) and pool (`pool.rs`)
+//! and hands over by nxtRON's grant instead (measured in `docs/design.md`,
+//! "`RonGrant`: `RonRaw`'s waiting over `NxtRon`'s grant").
 //!
 //! ## Why not plain nxtRON
 //! A handover lock that grants a waiter which is not running stalls everyone
@@ -257,13 +261,13 @@ use crate::sync::{AtomicU32, Ordering};
 
 mod encoding;
 mod inline;
-mod park;
+pub(crate) mod park;
 pub use park::PARK_AFTER_NS;
 pub mod pool;
 #[cfg(loom)]
 #[doc(hidden)]
 pub use wait::loom_fair_turns;
-mod wait;
+pub(crate) mod wait;
 mod word;
 
 pub use inline::RonInline;
@@ -309,10 +313,10 @@ use word::{Rooms, Word};
 /// [`active_slots`]).
 pub const DEFAULT_SLOTS: usize = 16;
 
-/// The recommended RON lock; see the [module docs](self). 8 bytes (the
-/// lock word and a pooled block's index, 8-aligned so that both share a line); its
-/// route-ordered slots (one per CPU, up to 256) come from the [`pool`]
-/// while it is contended.
+/// A RON lock whose handover lives in the lock word; see the [module
+/// docs](self). 8 bytes (the lock word and a pooled block's index,
+/// 8-aligned so that both share a line); its route-ordered slots (one per
+/// CPU, up to 256) come from the [`pool`] while it is contended.
 ///
 /// * **States:** the lock word (`FREE`, `LOCKED`, `KEPT`, `HANDED(slot, n)`) and,
 ///   while contended, a pooled block's slots (waiter count, doorbell,

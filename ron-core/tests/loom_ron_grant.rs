@@ -1,0 +1,313 @@
+//! Loom models of `RonGrant`'s waiting over the plock grant, on its own
+//! pool of blocks: the registered round and its handover, the leave that
+//! takes a grant, parking (the watch, a sleeper, the release's wake-up),
+//! a timed give-up, and the unregistered round of an exhausted pool.
+//!
+//! Run: `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p
+//! ron-core --release --test loom_ron_grant -- --nocapture` (the table of
+//! path counts per model goes to stderr).
+//!
+//! Under loom a waiter's registered budget is 2 looks, and every wait that
+//! did not take the lock counts as long (it parks), so the models reach
+//! the parking paths with a few critical sections. Critical sections yield
+//! (`cs_yields`), so that waiters register while the lock is held. Each
+//! model checks mutual exclusion through a `loom::cell::UnsafeCell` (loom
+//! reports two unsynchronized accesses), the final counts, that every lock
+//! ends free and without its block, and that the pool is whole again; then,
+//! over all its executions, that the paths it is named after were reached.
+#![cfg(loom)]
+
+use std::sync::Mutex;
+
+use loom::cell::UnsafeCell;
+use loom::sync::Arc;
+use loom::thread;
+use ron_core::ron_grant::with_pool;
+use ron_core::ron_raw::pool::{Block, Pool};
+use ron_core::{RonGrant, coverage};
+
+/// Every path the models count, in the order of the table.
+const PATHS: [&str; 16] = [
+    "ron_grant.executions",
+    "ron_grant.registered",
+    "ron_grant.grant_taken",
+    "ron_grant.free_taken",
+    "ron_grant.left_with_grant",
+    "ron_grant.left_took_free",
+    "ron_grant.unregistered_took",
+    "ron_grant.unregistered_round",
+    "ron_grant.gave_up",
+    "nxt_ron.granted",
+    "nxt_ron.banked",
+    "nxt_ron.release_kept_ref",
+    "ron_raw.park_watch",
+    "ron_raw.park_sleep",
+    "ron_raw.park_wake",
+    "ron_raw.release_wakes",
+];
+
+/// Executions explored by the three-thread models (depth-first within their
+/// preemption bound; a complete search takes hours).
+const CAP_3: usize = 20_000;
+
+/// The counters are process-wide and the harness runs tests on several
+/// threads: one model at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// One model: `locks` locks over a pool of `blocks` blocks; thread `i` runs
+/// the steps `plan[i]`, each `(lock, slot)` a critical section of that lock
+/// waiting in that slot, yielding `cs_yields` times inside.
+struct Model {
+    blocks: usize,
+    locks: usize,
+    plan: &'static [&'static [(usize, usize)]],
+    cs_yields: usize,
+    preemptions: usize,
+    max_executions: Option<usize>,
+}
+
+struct World {
+    pool: &'static Pool<'static>,
+    locks: Vec<RonGrant>,
+    counts: Vec<UnsafeCell<usize>>,
+}
+
+impl Model {
+    fn check(&self) -> Vec<(&'static str, u64)> {
+        let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        coverage::reset();
+        let mut b = loom::model::Builder::new();
+        b.preemption_bound = Some(self.preemptions);
+        b.max_branches = 100_000;
+        b.max_permutations = self.max_executions;
+        b.checkpoint_interval = 1000;
+        let (nblocks, locks, plan, cs_yields) =
+            (self.blocks, self.locks, self.plan, self.cs_yields);
+        b.check(move || {
+            coverage::record("ron_grant.executions");
+            let blocks: &'static [Block] = Box::leak(
+                (0..nblocks)
+                    .map(|_| Block::new())
+                    .collect::<Vec<_>>()
+                    .into_boxed_slice(),
+            );
+            let pool: &'static Pool<'static> = Box::leak(Box::new(Pool::new_in(blocks)));
+            let w = Arc::new(World {
+                pool,
+                locks: (0..locks).map(|_| RonGrant::new()).collect(),
+                counts: (0..locks).map(|_| UnsafeCell::new(0)).collect(),
+            });
+            let run = move |w: &World, steps: &[(usize, usize)]| {
+                for &(l, slot) in steps {
+                    let t = with_pool::acquire_in(&w.locks[l], w.pool, slot);
+                    // SAFETY: lock `l` is held.
+                    w.counts[l].with_mut(|c| unsafe { *c += 1 });
+                    for _ in 0..cs_yields {
+                        thread::yield_now();
+                    }
+                    // SAFETY: we hold lock `l` with `t`.
+                    unsafe { with_pool::release(&w.locks[l], w.pool, t) };
+                }
+            };
+            let hs: Vec<_> = plan[1..]
+                .iter()
+                .map(|&steps| {
+                    let w = w.clone();
+                    thread::spawn(move || run(&w, steps))
+                })
+                .collect();
+            run(&w, plan[0]);
+            for h in hs {
+                h.join().unwrap();
+            }
+            check_clean(&w, plan, blocks);
+        });
+        counts()
+    }
+}
+
+/// Every lock counted its critical sections, is free, holds no block, and
+/// the pool is whole again.
+fn check_clean(w: &World, plan: &[&[(usize, usize)]], blocks: &[Block]) {
+    for l in 0..w.locks.len() {
+        let want = plan
+            .iter()
+            .flat_map(|p| p.iter())
+            .filter(|s| s.0 == l)
+            .count();
+        // SAFETY: every other thread joined.
+        assert_eq!(w.counts[l].with(|c| unsafe { *c }), want);
+        let t = w.locks[l].try_acquire().expect("lock left held");
+        // SAFETY: we hold it with `t`.
+        unsafe { with_pool::release(&w.locks[l], w.pool, t) };
+        assert!(
+            !with_pool::has_block(&w.locks[l]),
+            "lock {l} kept its block"
+        );
+    }
+    assert_eq!(w.pool.in_use(), 0, "a block was not returned");
+    for b in blocks {
+        assert_eq!(b.occupied_slots(), 0, "a slot count left behind");
+    }
+}
+
+fn counts() -> Vec<(&'static str, u64)> {
+    PATHS.iter().map(|&p| (p, coverage::count(p))).collect()
+}
+
+/// Prints a model's row of path counts and asserts that every path in
+/// `must` was reached.
+fn report(name: &str, counts: &[(&str, u64)], must: &[&str]) {
+    let row: Vec<String> = counts
+        .iter()
+        .map(|(p, n)| format!("{}={n}", p.trim_start_matches("ron_grant.")))
+        .collect();
+    eprintln!("loom_ron_grant {name}: {}", row.join(" "));
+    for p in must {
+        let n = counts.iter().find(|(q, _)| q == p).map_or(0, |c| c.1);
+        assert!(n > 0, "{name}: path {p} never reached");
+    }
+}
+
+fn run(name: &str, model: Model, must: &[&str]) {
+    report(name, &model.check(), must);
+}
+
+/// A holder yields in its critical section while a waiter of another slot
+/// registers: the release grants the waiter's slot (`nxt_ron.granted`),
+/// the waiter takes the grant and banks the reference it brought, and its
+/// own release uses the reference it kept. A waiter whose round ends as
+/// the grant arrives leaves with it (`left_with_grant`).
+#[test]
+fn handover_to_registered_waiter() {
+    run(
+        "handover_to_registered_waiter",
+        Model {
+            blocks: 1,
+            locks: 1,
+            plan: &[&[(0, 0)], &[(0, 1)]],
+            cs_yields: 3,
+            preemptions: 2,
+            max_executions: None,
+        },
+        &[
+            "ron_grant.registered",
+            "ron_grant.grant_taken",
+            "ron_grant.left_with_grant",
+            "ron_grant.free_taken",
+            "nxt_ron.granted",
+            "nxt_ron.banked",
+            "nxt_ron.release_kept_ref",
+        ],
+    );
+}
+
+/// Three threads of one lock: a waiter whose round ended parks, taking the
+/// watch (nobody holds it) or sleeping (the other waiter holds it); the
+/// watcher, leaving with the lock, wakes the sleeper, and a release that
+/// frees the lock while the sleeper holds the block wakes it too.
+#[test]
+fn park_watch_sleep_wake() {
+    run(
+        "park_watch_sleep_wake",
+        Model {
+            blocks: 1,
+            locks: 1,
+            plan: &[&[(0, 0)], &[(0, 1)], &[(0, 0)]],
+            cs_yields: 6,
+            preemptions: 1,
+            max_executions: Some(CAP_3),
+        },
+        &[
+            "ron_raw.park_watch",
+            "ron_raw.park_sleep",
+            "ron_raw.park_wake",
+            "ron_raw.release_wakes",
+        ],
+    );
+}
+
+/// Two locks, one block: while lock 0 holds the block, a waiter of lock 1
+/// finds none to claim and waits unregistered (TTAS), taking lock 1 when
+/// it is freed.
+#[test]
+fn pool_exhausted_waits_unregistered() {
+    run(
+        "pool_exhausted_waits_unregistered",
+        Model {
+            blocks: 1,
+            locks: 2,
+            plan: &[&[(0, 0), (1, 0)], &[(0, 1)], &[(1, 1)]],
+            cs_yields: 3,
+            preemptions: 1,
+            max_executions: Some(CAP_3),
+        },
+        &["ron_grant.unregistered_round", "ron_grant.registered"],
+    );
+}
+
+/// A waiter gives up (`try_acquire_in_while`, after its first round)
+/// while the holder may grant its slot: it takes the grant in its round or
+/// on leaving, or takes the freed lock, or gives up. Either way the lock
+/// is free afterwards, the counts add up, and the pool is whole.
+#[test]
+fn give_up_races_grant() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    coverage::reset();
+    let mut b = loom::model::Builder::new();
+    b.preemption_bound = Some(2);
+    b.max_branches = 100_000;
+    b.max_permutations = Some(CAP_3);
+    b.checkpoint_interval = 1000;
+    b.check(|| {
+        coverage::record("ron_grant.executions");
+        let blocks: &'static [Block] = Box::leak(vec![Block::new()].into_boxed_slice());
+        let pool: &'static Pool<'static> = Box::leak(Box::new(Pool::new_in(blocks)));
+        let w = Arc::new(World {
+            pool,
+            locks: vec![RonGrant::new()],
+            counts: vec![UnsafeCell::new(0)],
+        });
+        let t = with_pool::acquire_in(&w.locks[0], pool, 0);
+        // SAFETY: held.
+        w.counts[0].with_mut(|c| unsafe { *c += 1 });
+        let waiter = {
+            let w = w.clone();
+            thread::spawn(move || {
+                // Gives up after its first round.
+                let got = with_pool::try_acquire_in_while(&w.locks[0], w.pool, 1, || false);
+                match got {
+                    Some(t) => {
+                        // SAFETY: held.
+                        w.counts[0].with_mut(|c| unsafe { *c += 1 });
+                        // SAFETY: we hold it with `t`.
+                        unsafe { with_pool::release(&w.locks[0], w.pool, t) };
+                        1
+                    }
+                    None => 0,
+                }
+            })
+        };
+        for _ in 0..3 {
+            thread::yield_now();
+        }
+        // SAFETY: we hold it with `t`.
+        unsafe { with_pool::release(&w.locks[0], pool, t) };
+        let got = waiter.join().unwrap();
+        let plan: &[&[(usize, usize)]] = if got == 1 {
+            &[&[(0, 0)], &[(0, 1)]]
+        } else {
+            &[&[(0, 0)]]
+        };
+        check_clean(&w, plan, blocks);
+    });
+    report(
+        "give_up_races_grant",
+        &counts(),
+        &[
+            "ron_grant.gave_up",
+            "ron_grant.left_with_grant",
+            "nxt_ron.granted",
+        ],
+    );
+}
