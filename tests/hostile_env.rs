@@ -3,7 +3,7 @@
 //! missing file, an affinity mask that excludes half the route, and CPU
 //! hints above the route's size. Each case must end in a clear error or the
 //! documented fallback (the topology route), and the locks must keep
-//! working afterwards: after every setup, 4 threads take `RonRaw`,
+//! working afterwards: after every setup, 4 threads take `RonGrant`, `RonRaw`,
 //! `NxtRon<16>` and `ShRon` with a non-atomic counter whose total must be
 //! exact.
 //!
@@ -13,7 +13,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex as StdMutex, MutexGuard as StdGuard};
 
-use ron_core::{NxtRon, RonRaw, ShRon, hint, route};
+use ron_core::{NxtRon, RonGrant, RonRaw, ShRon, hint, route};
 use ron_testkit::conformance::{mutual_exclusion_checked, with_watchdog};
 use ron_topo::calibration::{Calibration, Fingerprint};
 use ron_topo::install::{ENV_CALIBRATION, RouteSource, install_with};
@@ -93,6 +93,7 @@ const ITERS: usize = 3000;
 /// instead of hanging it).
 fn locks_still_work(what: &str, check: fn()) {
     with_watchdog(what, move || {
+        mutual_exclusion_checked::<RonGrant>(THREADS, ITERS, check);
         mutual_exclusion_checked::<RonRaw>(THREADS, ITERS, check);
         mutual_exclusion_checked::<NxtRon>(THREADS, ITERS, check);
         mutual_exclusion_checked::<ShRon>(THREADS, ITERS, check);

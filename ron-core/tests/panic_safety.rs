@@ -38,7 +38,7 @@ use lock_api::{Mutex, MutexGuard, RawMutex};
 use ron_core::coverage;
 use ron_core::relax::Relax;
 use ron_core::{
-    CBoMcs, Cna, Fsl, Mcs, NxtRonInline, Ron, RonInline, RonPark, RonPlockInline, RonRaw,
+    CBoMcs, Cna, Fsl, Mcs, NxtRonInline, Ron, RonGrant, RonInline, RonPark, RonPlockInline, RonRaw,
     RonTicketInline,
 };
 use ron_core::{NxtRon, RonPlock, RonTicket, ShRon, Tas, Ticket, Ttas};
@@ -296,9 +296,9 @@ fn unlock_hint_panics_with_waiter<L: RawMutex + Sync>(m: &Mutex<L, u64>) {
 /// registered: unlock with a panicking hint while another thread keeps
 /// acquiring, until unlocks found it registered and asked the hint; each
 /// such unlock must have released the lock (the other thread goes on).
-fn hint_only_unlock_hint_panics_with_waiter<L: RawMutex + Sync>(m: &Mutex<L, u64>) {
+fn hint_only_unlock_hint_panics_with_waiter<L: RawMutex + Sync>(m: &Mutex<L, u64>, in_slot: &str) {
     if cfg!(miri) {
-        return hint_only_unlock_hint_panics_with_fresh_waiters(m);
+        return hint_only_unlock_hint_panics_with_fresh_waiters(m, in_slot);
     }
     let stop = AtomicBool::new(false);
     let mut hits = 0;
@@ -340,7 +340,10 @@ fn hint_only_unlock_hint_panics_with_waiter<L: RawMutex + Sync>(m: &Mutex<L, u64
 /// soon never registers. Each attempt here starts a fresh waiter, holds
 /// the lock until the waiter has counted its entry into its slot, then
 /// unlocks with a panicking hint; the waiter must get the lock.
-fn hint_only_unlock_hint_panics_with_fresh_waiters<L: RawMutex + Sync>(m: &Mutex<L, u64>) {
+fn hint_only_unlock_hint_panics_with_fresh_waiters<L: RawMutex + Sync>(
+    m: &Mutex<L, u64>,
+    in_slot: &str,
+) {
     let mut hits = 0;
     // The waiter leaves its slot when its registered round ends (short
     // under Miri), so an attempt can miss it: try until two unlocks hit.
@@ -350,13 +353,13 @@ fn hint_only_unlock_hint_panics_with_fresh_waiters<L: RawMutex + Sync>(m: &Mutex
         }
         let g = m.lock();
         let before = *g;
-        let registered = coverage::count("ron_raw.in_slot");
+        let registered = coverage::count(in_slot);
         thread::scope(|s| {
             s.spawn(|| *m.lock() += 1);
             let mut yields = 0u32;
             // It counts right after entering its slot, and spins there for
             // a while (every spin a thread switch under Miri).
-            while coverage::count("ron_raw.in_slot") == registered {
+            while coverage::count(in_slot) == registered {
                 assert!(yields < 100_000, "the waiter never registered");
                 thread::yield_now();
                 yields += 1;
@@ -443,12 +446,13 @@ unwinding_lock_tests! {
         left = Some("sh_ron.unwind_left"), took_grant = Some("sh_ron.unwind_took_grant");
 }
 
-/// `RonRaw`, `RonInline` and `RonPark` have no relax policy: their only
-/// user code is the hint, asked on the slow path before the waiter
-/// registers, and (`RonRaw`, `RonInline`) in an unlock with registered
-/// waiters and no recorded slot.
+/// `RonGrant`, `RonRaw`, `RonInline` and `RonPark` have no relax policy:
+/// their only user code is the hint, asked on the slow path before the
+/// waiter registers, and (`RonGrant`, `RonRaw`, `RonInline`) in an unlock
+/// with registered waiters and no recorded slot (`in_slot`: the path a
+/// waiter counts once it is in its slot, for the Miri variant).
 macro_rules! hint_only_lock_tests {
-    ($($name:ident: $ty:ty, unlock_with_waiter = $with_waiter:expr;)*) => {$(
+    ($($name:ident: $ty:ty, unlock_with_waiter = $with_waiter:expr, in_slot = $in_slot:literal;)*) => {$(
         mod $name {
             use super::*;
 
@@ -487,7 +491,7 @@ macro_rules! hint_only_lock_tests {
                 let _s = serial();
                 super::unlock_hint_panics(&Mutex::<$ty, u64>::new(0), false);
                 if $with_waiter {
-                    hint_only_unlock_hint_panics_with_waiter(&Mutex::<$ty, u64>::new(0));
+                    hint_only_unlock_hint_panics_with_waiter(&Mutex::<$ty, u64>::new(0), $in_slot);
                 }
             }
         }
@@ -495,9 +499,39 @@ macro_rules! hint_only_lock_tests {
 }
 
 hint_only_lock_tests! {
-    ron_raw: RonRaw, unlock_with_waiter = true;
-    ron_inline: RonInline<4>, unlock_with_waiter = true;
-    ron_park: RonPark<4>, unlock_with_waiter = false;
+    ron_grant: RonGrant, unlock_with_waiter = true, in_slot = "ron_grant.registered";
+    ron_raw: RonRaw, unlock_with_waiter = true, in_slot = "ron_raw.in_slot";
+    ron_inline: RonInline<4>, unlock_with_waiter = true, in_slot = "ron_raw.in_slot";
+    ron_park: RonPark<4>, unlock_with_waiter = false, in_slot = "(not asked)";
+}
+
+/// `RonGrant`'s user code besides the hint: `keep_waiting` of
+/// `try_acquire_in_while`, asked after every round that did not take the
+/// lock, with nothing registered. A panic in it unwinds with the waiter
+/// out of its slot and its block reference dropped: the lock is usable,
+/// and the next contended waiter registers and is granted the lock.
+#[test]
+fn ron_grant_keep_waiting_panics() {
+    let _s = serial();
+    let m = Mutex::<RonGrant, u64>::new(0);
+    let g = m.lock();
+    thread::scope(|s| {
+        let panicked = s
+            .spawn(|| {
+                panics_with(Mode::Calm, || {
+                    // SAFETY: the raw lock is only waited on here; the
+                    // wait panics in its first `keep_waiting`, while `g`
+                    // holds the lock, so it never acquires it.
+                    let raw = unsafe { m.raw() };
+                    let _ = raw.try_acquire_in_while(1, || panic!("{}", RELAX_PANIC));
+                })
+            })
+            .join()
+            .unwrap();
+        assert!(panicked, "keep_waiting was never asked");
+    });
+    drop(g);
+    check_usable(&m);
 }
 
 /// `CBoMcs` waits for its global lock while holding its group's queue
@@ -661,6 +695,7 @@ fn every_lock_is_covered() {
         "ron-plock-inline",
         "nxt-ron-inline",
         "sh-ron",
+        "ron-grant",
         "ron-raw",
         "ron-inline",
         "ron-park",

@@ -39,8 +39,9 @@ use std::time::Instant;
 
 use lock_api::RawMutex;
 use ron_core::{
-    CBoMcs, Cna, Fsl, Mcs, NxtRon, NxtRonInline, PlaceToken, Ron, RonInline, RonPark, RonPlock,
-    RonPlockInline, RonRaw, RonTicket, RonTicketInline, ShRon, Tas, Ticket, Ttas, coverage,
+    CBoMcs, Cna, Fsl, Mcs, NxtRon, NxtRonInline, PlaceToken, Ron, RonGrant, RonInline, RonPark,
+    RonPlock, RonPlockInline, RonRaw, RonTicket, RonTicketInline, ShRon, Tas, Ticket, Ttas,
+    coverage,
 };
 use ron_testkit::for_each_lock;
 use shuttle::scheduler::{PctScheduler, RandomScheduler};
@@ -57,7 +58,7 @@ fn scale() -> usize {
         .unwrap_or(1)
 }
 
-/// ShRon's wait table and the slot-block pools (of `RonRaw`, `NxtRon`,
+/// ShRon's wait table and the slot-block pools (of `RonGrant`, `RonRaw`, `NxtRon`,
 /// `RonPlock`, `RonTicket`) are process-wide statics whose shuttle atomics
 /// must not be touched by two shuttle runs (two test threads) at once.
 static SHARED_TABLE: StdMutex<()> = StdMutex::new(());
@@ -132,7 +133,7 @@ slotted!(
     Ron<4>
 );
 // Their slots come from a process-wide pool.
-slotted!(RonRaw => true, NxtRon => true, RonPlock => true, RonTicket => true);
+slotted!(RonGrant => true, RonRaw => true, NxtRon => true, RonPlock => true, RonTicket => true);
 
 /// Slotted, and its sleeps and wake-ups are the paths its lost wake-ups
 /// would hide in, and the hand-over to a starving waiter (every woken
