@@ -144,7 +144,7 @@
 //! then has no bound (registered slots are granted before it; it gets the
 //! lock when a release finds none), only progress.
 
-use crate::flag::TasFlag;
+use crate::flag::{TasWord, TestAndSet};
 use crate::in_use::InUse;
 use crate::relax::Relax;
 use crate::ron_raw::park::{Parked, Parking, SleepLimit, WaitClock};
@@ -152,7 +152,7 @@ use crate::ron_raw::pool::{self, Pool};
 use crate::ron_raw::wait;
 use crate::ron_ticket::{BANK_MAX, UNREGISTERED_LOOKS};
 use crate::slots::SlotTable;
-use crate::sync::{AtomicBool, AtomicU32, Ordering};
+use crate::sync::{AtomicU32, Ordering};
 use crate::token::PlaceToken;
 use crate::unwind::OnUnwind;
 
@@ -171,7 +171,7 @@ pub(crate) struct Plock<const S: usize, const BITMAP: bool> {
 /// free. An arrival that finds the lock held reads the line the waiters
 /// poll (it stays shared) and goes to register in its slot.
 #[inline]
-fn try_fast<const BITMAP: bool>(in_use: &TasFlag) -> bool {
+fn try_fast<const BITMAP: bool>(in_use: &impl TestAndSet) -> bool {
     if in_use.is_held() {
         mark::<BITMAP>(Path::FastSawHeld);
         return false;
@@ -185,7 +185,7 @@ fn try_fast<const BITMAP: bool>(in_use: &TasFlag) -> bool {
 /// `hand_on(s)` (which must release the lock) before unwinding.
 #[inline]
 fn wait_registered<const S: usize, const BITMAP: bool, R: Relax>(
-    in_use: &TasFlag,
+    in_use: &impl TestAndSet,
     slots: &SlotTable<S>,
     s: usize,
     relax: &mut R,
@@ -260,14 +260,14 @@ impl<const S: usize, const BITMAP: bool> Plock<S, BITMAP> {
     /// See [`try_fast`].
     #[inline]
     pub(crate) fn try_fast(&self) -> bool {
-        try_fast::<BITMAP>(&self.in_use)
+        try_fast::<BITMAP>(&*self.in_use)
     }
 
     #[cold]
     pub(crate) fn acquire_slow<R: Relax>(&self, s: usize, on_wait: impl FnOnce()) -> PlaceToken {
         // User code before registering: a panic here leaves nothing behind.
         let mut relax = R::default();
-        wait_registered::<S, BITMAP, R>(&self.in_use, &self.slots, s, &mut relax, on_wait, |s| {
+        wait_registered::<S, BITMAP, R>(&*self.in_use, &self.slots, s, &mut relax, on_wait, |s| {
             self.release_slow(PlaceToken::at(s))
         })
         .0
@@ -303,10 +303,10 @@ impl<const S: usize, const BITMAP: bool> Plock<S, BITMAP> {
 /// The plock protocol over the slots of a pooled block (module docs,
 /// "Where the slots live"): 8 bytes.
 pub(crate) struct PooledPlock<const BITMAP: bool> {
-    in_use: TasFlag,
-    /// Whether the owner acquired in the lock's block and kept its block
-    /// reference for its release (read and written only by the owner).
-    owner_ref: AtomicBool,
+    /// `in_use`, and whether the owner acquired in the lock's block and
+    /// kept its block reference for its release (`owner_ref`: a bit read
+    /// and written only by the owner).
+    in_use: TasWord,
     /// The index of the lock's block in its pool (0: none).
     home: AtomicU32,
 }
@@ -315,8 +315,7 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
     crate::sync::const_fn_unless_loom! {
         pub(crate) fn new() -> Self {
             PooledPlock {
-                in_use: TasFlag::new(),
-                owner_ref: AtomicBool::new(false),
+                in_use: TasWord::new(),
                 home: AtomicU32::new(0),
             }
         }
@@ -359,8 +358,7 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
                         // hold the lock (not the last: that one stays), and
                         // release with that one as the kept reference.
                         drop(own.take());
-                        // Relaxed: only owners touch the flag, in turn.
-                        self.owner_ref.store(true, Ordering::Relaxed);
+                        self.in_use.set_kept(true);
                         // SAFETY: `leave` took the grant, so we own the
                         // lock, and a reference to its block is ours (the
                         // flag says so); it is this lock's pool.
@@ -374,9 +372,9 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
                 // needs no look-up). The flag is usually set already (a
                 // grant from an owner that kept its own leaves it set): the
                 // lock's line, which waiters poll, is written only when it
-                // changes. Relaxed: only owners touch the flag, in turn.
-                if !self.owner_ref.load(Ordering::Relaxed) {
-                    self.owner_ref.store(true, Ordering::Relaxed);
+                // changes (`TasWord::set_kept`: only owners write the bit).
+                if !self.in_use.kept() {
+                    self.in_use.set_kept(true);
                 }
                 if by_grant {
                     // The grant came with the granting release's reference
@@ -555,8 +553,8 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
         let by_grant = by_grant?;
         // The owner keeps its reference for its release. Relaxed: only
         // owners touch the flag, in turn; written only when it changes.
-        if !self.owner_ref.load(Ordering::Relaxed) {
-            self.owner_ref.store(true, Ordering::Relaxed);
+        if !self.in_use.kept() {
+            self.in_use.set_kept(true);
         }
         if by_grant {
             // The grant brought the granting release's reference: banked.
@@ -617,6 +615,26 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
         k
     }
 
+    /// Frees the lock if it has no block (so nobody registered, and no
+    /// kept reference: a held block is never detached): whether it did.
+    /// The uncontended release of [`RonGrant`](crate::RonGrant), in line:
+    /// a load and a store.
+    ///
+    /// # Safety
+    /// The caller holds the lock.
+    #[inline]
+    pub(crate) unsafe fn release_if_idle(&self) -> bool {
+        // SeqCst: as in `release_in` (ordered with the waiters' `enter`).
+        // mutants: as in `release_in` (a missed waiter takes the freed lock
+        // at its next look).
+        if self.home.load(Ordering::SeqCst) != 0 {
+            return false;
+        }
+        mark::<BITMAP>(Path::FreedNoMark);
+        self.in_use.free();
+        true
+    }
+
     /// Releases the lock: grants the next waiting slot of the lock's block,
     /// or frees it.
     ///
@@ -630,11 +648,10 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
     pub(crate) unsafe fn release_in<'a>(&'a self, pool: &Pool<'a>, token: PlaceToken) -> bool {
         let n = pool::active_slots();
         let own = token.index();
-        // Relaxed: only owners touch the flag, in turn (the lock's own
-        // Release/Acquire orders them).
-        // The flag stays set across a grant (the grantee is registered and
-        // keeps its reference in turn) and is cleared before a free.
-        let kept = if self.owner_ref.load(Ordering::Relaxed) {
+        // The owner's bit stays set across a grant (the grantee is
+        // registered and keeps its reference in turn) and is cleared by the
+        // free, which stores 0.
+        let kept = if self.in_use.kept() {
             mark::<BITMAP>(Path::ReleaseKeptRef);
             // SAFETY: the flag says this acquisition kept its reference to
             // the lock's block (`acquire_slow_in`); we own the lock, so it
@@ -666,8 +683,6 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
         if idle {
             mark::<BITMAP>(Path::FreedNoMark);
             if let Some(room) = kept {
-                // Relaxed: as above; the free publishes it.
-                self.owner_ref.store(false, Ordering::Relaxed);
                 let banked = Self::collect_banks(room.slots(), n, own);
                 // Possibly the block's last references: its return writes
                 // `home`, which must happen while we hold the lock.
@@ -702,10 +717,6 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
                 // has taken the grant, so the block stays this lock's.
                 (Some(_), Some(room)) => room.keep(),
                 (_, room) => {
-                    // Relaxed: as above; the free publishes it.
-                    if self.owner_ref.load(Ordering::Relaxed) {
-                        self.owner_ref.store(false, Ordering::Relaxed);
-                    }
                     if let Some(room) = room {
                         // Every bank goes with our reference (with a
                         // looked-up one there is none: the marks are clear).

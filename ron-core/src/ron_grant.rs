@@ -47,6 +47,17 @@
 //! | progress | yes; a grant to a waiter that was preempted right after its last look waits until it runs again (it takes the grant at its next look, or leaves with it) |
 //! | bounded waiting | no: the fast path barges and waiters leave their slots (fairness is measured, not promised) |
 //! | panics | the only user code is the CPU hint and a timed wait's `keep_waiting`, both asked while nothing is registered; an unlock whose hint panics releases the lock (scanning from slot 0) before it unwinds |
+//!
+//! ## Cost
+//! 8 bytes: `in_use` (a word whose second bit records whether the owner
+//! kept its block reference for its release) and the index of a pooled
+//! block, held while the lock has registered or parked waiters.
+//! Uncontended: a load and a CAS to lock, a load (the block index) and a
+//! store to unlock. A handover writes the granted slot's line only, as
+//! `NxtRon`'s ([`plock`](crate::plock), "What a handover costs"); a
+//! waiter's round costs two read-modify-writes of its slot word
+//! (registering, leaving or taking) and one of the block's reference count
+//! (entering; one more when it leaves without the lock).
 
 use crate::plock::PooledPlock;
 use crate::ron_raw::park::SleepLimit;
@@ -238,6 +249,22 @@ impl RonGrant {
     /// As for [`release`](Self::release).
     #[inline]
     pub(crate) unsafe fn release_in_pool(&self, pool: &Pool<'_>, token: PlaceToken) {
+        // SAFETY: the caller holds the lock.
+        if unsafe { self.core.release_if_idle() } {
+            return;
+        }
+        // SAFETY: the caller holds the lock (not released above).
+        unsafe { self.release_contended(pool, token) }
+    }
+
+    /// The release of a lock with a block or a kept reference, out of line
+    /// so that the uncontended release above inlines as two loads and a
+    /// store.
+    ///
+    /// # Safety
+    /// As for [`release`](Self::release).
+    #[inline(never)]
+    unsafe fn release_contended(&self, pool: &Pool<'_>, token: PlaceToken) {
         // The lock's address only: once released, the lock may be gone.
         let key = &self.core as *const PooledPlock<true> as usize;
         // SAFETY: the caller holds the lock; `pool` is the lock's pool.
