@@ -110,10 +110,9 @@ const KEPT: u32 = 2;
 
 /// [`TasFlag`] as a 32-bit word, with one more bit that only the owner
 /// writes: whether it kept a block reference for its release (the pooled
-/// plock core, `plock.rs`). A word rather than a byte: on the AMD EPYC of
-/// this project's 2-CPU machines a byte-wide `lock cmpxchg` made an
-/// uncontended lock and unlock take 4.1 ns against 2.5 ns with a word
-/// (`cargo bench --bench locks -- uncontended/`).
+/// plock core, `plock.rs`). A word rather than a byte: a byte-wide `lock
+/// cmpxchg` measured slower on an AMD EPYC (`docs/design.md`, "`RonGrant`:
+/// `RonRaw`'s waiting over `NxtRon`'s grant", the uncontended path).
 ///
 /// | word | meaning | who writes next |
 /// |---|---|---|
