@@ -172,7 +172,16 @@ impl<L: ModelLock> Shared<L> {
 /// A `try_lock` racing an unlock, then a normal lock by the same thread
 /// (exhaustive).
 pub fn try_lock_races_unlock<L: ModelLock>() {
-    loom::model(|| {
+    try_lock_races_unlock_within::<L>(None);
+}
+
+/// [`try_lock_races_unlock`] within `preemptions` preemptions (`None`:
+/// exhaustive). For the locks whose exhaustive search takes minutes: a
+/// waiter polling a word the holder also writes multiplies the schedules.
+pub fn try_lock_races_unlock_within<L: ModelLock>(preemptions: Option<usize>) {
+    let mut b = loom::model::Builder::new();
+    b.preemption_bound = preemptions;
+    b.check(|| {
         let s = Shared::<L>::new();
         let s2 = s.clone();
         let h = thread::spawn(move || {
