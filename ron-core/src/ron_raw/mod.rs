@@ -43,7 +43,7 @@
 //! | unregistered looks (`look_unregistered`) | TTAS looks at the lock word, backoff doubling up to [`UNREGISTERED_PAUSE_MAX`] pauses | [`UNREGISTERED_LOOKS`] looks, first round only; none when waiters are already registered (a `RonRaw` with a block, a `RonInline` with a marked slot) | taking the lock (free, or a stale handover); on to the registered wait at once when it sees a handover in the word, else after its looks |
 //! | registered wait (`wait_registered`) | registers in its slot (a `RonRaw` enters its lock's pooled block, claiming one if the lock has none, and keeps it until it gets the lock), spins on the slot's doorbell and looks at the lock word only once right after registering, whenever the doorbell rings, and once at the end of the round (so each acquisition's two writes of the word do not send every waiter a miss; the look after registering catches a release that scanned just before it registered). When the doorbell rings it first tries the handover the releaser noted beside the doorbell (one CAS, no load of the word); with slot-mates, only the one that clears the doorbell first looks | the thread's last round's budget (its first: [`REGISTERED_SPINS`] spins), adapted between [`REGISTERED_SPINS_MIN`] and [`REGISTERED_SPINS_MAX`] | taking a handover to its slot (at once), a free lock, or a stale handover; else leaves the slot, looks once more, on to yield or park |
 //! | unregistered round (`wait_unregistered_round`) | when no block is to be had (pool exhausted): TTAS looks every 8 spins | as the registered wait | as the registered wait |
-//! | yield or park (`yield_or_park`) | once the wait has lasted [`PARK_AFTER_NS`] (and in a shared round), *parks*: sleeps on a futex (with its deadline, if timed) while another waiter of the lock keeps its *watch*, else takes the watch; otherwise (and as the watcher) gives the CPU away: a yield back within [`FAST_YIELD_NS`](crate::relax::FAST_YIELD_NS) (nobody else runnable) doubles the next registered wait's budget, a slow one quarters it and marks the CPU shared | one `sched_yield` (without `std`: a short backoff), or a sleep until woken | a new round (a registered wait, or a shared round on a shared CPU) |
+//! | yield or park (`yield_or_park`) | once the wait has lasted [`PARK_AFTER_NS`] (and in a shared round), *parks*: sleeps on a futex (with its deadline, if timed) while another waiter of the lock keeps its *watch*, else takes the watch; otherwise (and as the watcher) gives the CPU away: a yield back within [`FAST_YIELD_NS`](crate::relax::FAST_YIELD_NS) (nobody else runnable) multiplies the next registered wait's budget by [`BUDGET_GROWTH`], a slow one quarters it and marks the CPU shared | one `sched_yield` (without `std`: a short backoff), or a sleep until woken | a new round (a registered wait, or a shared round on a shared CPU) |
 //! | give-up (timed; `ask_registered`, `look_or_give_up`) | leaves its slot, takes a handover to its slot that raced with leaving, drops its block reference, leaves the watch (waking a sleeper if it was the last watcher) | when `keep_waiting` (a deadline) says no, asked after every failed look and after a sleep | returns `None` (or the lock, if the last look took it) |
 //!
 //! Under contention with one thread per CPU, the waiters are registered and
@@ -276,8 +276,9 @@ pub use pool::{
     set_pool_limit,
 };
 pub use wait::{
-    FAIR_EVERY_NS, FAIR_SLEEP_CROWD, PATIENCE, PATIENCE_NS, REGISTERED_SPINS, REGISTERED_SPINS_MAX,
-    REGISTERED_SPINS_MIN, UNREGISTERED_LOOKS, UNREGISTERED_PAUSE_MAX, WATCH_HORIZON_NS,
+    BUDGET_GROWTH, FAIR_EVERY_NS, FAIR_SLEEP_CROWD, PATIENCE, PATIENCE_NS, REGISTERED_SPINS,
+    REGISTERED_SPINS_MAX, REGISTERED_SPINS_MIN, UNREGISTERED_LOOKS, UNREGISTERED_PAUSE_MAX,
+    WATCH_HORIZON_NS,
 };
 
 /// `RonRaw`'s own threshold for a quick yield until it took the one of
