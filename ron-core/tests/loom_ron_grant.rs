@@ -1,7 +1,8 @@
 //! Loom models of `RonGrant`'s waiting over the plock grant, on its own
 //! pool of blocks: the registered round and its handover, the leave that
 //! takes a grant, parking (the watch, a sleeper, the release's wake-up),
-//! a timed give-up, and the unregistered round of an exhausted pool.
+//! a timed give-up, the unregistered look that loses a race and
+//! registers, and the unregistered round of an exhausted pool.
 //!
 //! Run: `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p
 //! ron-core --release --test loom_ron_grant -- --nocapture` (the table of
@@ -27,7 +28,7 @@ use ron_core::ron_raw::pool::{Block, Pool};
 use ron_core::{RonGrant, coverage};
 
 /// Every path the models count, in the order of the table.
-const PATHS: [&str; 16] = [
+const PATHS: [&str; 17] = [
     "ron_grant.executions",
     "ron_grant.registered",
     "ron_grant.grant_taken",
@@ -35,6 +36,7 @@ const PATHS: [&str; 16] = [
     "ron_grant.left_with_grant",
     "ron_grant.left_took_free",
     "ron_grant.unregistered_took",
+    "ron_grant.unregistered_lost",
     "ron_grant.unregistered_round",
     "ron_grant.gave_up",
     "nxt_ron.granted",
@@ -198,6 +200,30 @@ fn handover_to_registered_waiter() {
             "nxt_ron.granted",
             "nxt_ron.banked",
             "nxt_ron.release_kept_ref",
+        ],
+    );
+}
+
+/// Three threads of one lock without a block: two waiters look
+/// unregistered and both see the lock freed; the one whose CAS loses the
+/// race registers at once (`unregistered_lost`) and takes the grant or
+/// the freed lock.
+#[test]
+fn lost_race_registers() {
+    run(
+        "lost_race_registers",
+        Model {
+            blocks: 1,
+            locks: 1,
+            plan: &[&[(0, 0)], &[(0, 1)], &[(0, 2)]],
+            cs_yields: 0,
+            preemptions: 3,
+            max_executions: Some(CAP_3),
+        },
+        &[
+            "ron_grant.unregistered_took",
+            "ron_grant.unregistered_lost",
+            "ron_grant.registered",
         ],
     );
 }
