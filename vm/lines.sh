@@ -7,12 +7,12 @@
 #   vm/lines.sh DATA_DIR [ACQUISITIONS]
 #
 # DATA_DIR holds latency/*.csv. Steady state: ACQUISITIONS per point
-# (default 20000), one seed, random placement, spinning waiters (RonRaw:
-# its own policy), one slot per CPU, K = 2, nCS 0 and 1000 ns.
+# (default 20000), one seed, random placement, spinning waiters (RonGrant
+# and RonRaw: their own policy), one slot per CPU, K = 2, nCS 0 and 1000 ns.
 set -euo pipefail
 DATA=$(cd "${1:?usage: vm/lines.sh DATA_DIR [ACQUISITIONS]}" && pwd)
 ACQ=${2:-20000}
-LOCKS=ron-raw,ron-ticket,nxt-ron,ron-plock,mcs
+LOCKS=ron-grant,ron-raw,ron-ticket,nxt-ron,ron-plock,mcs
 VM=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(dirname "$VM")
 OUT=$ROOT/docs/vm-lines.md
