@@ -182,13 +182,9 @@ fn try_fast<const BITMAP: bool>(in_use: &impl TestAndSet) -> bool {
 /// Lost races after which `RonGrant`'s unregistered looks end and the
 /// waiter registers: a CAS that fails on an `in_use` it saw free means
 /// another thread took the lock first. The herd of unregistered looks
-/// that starts a contended lock hands over at TTAS speed; on the VM at
-/// all CPUs ending it at the second lost race brought `RonGrant` from
-/// 0.87x to 0.97x `NxtRon` at nCS 1000 (and from 0.98x to 0.90x at nCS 0,
-/// where the looks had let two machines' threads keep the lock, unfairly).
-/// On 2 CPUs with 2 threads, where the looks pay off, it measured level;
-/// ending at the first lost race cost 10 % at nCS 100 there
-/// (`docs/design.md`, "The herd of unregistered looks").
+/// that starts a contended lock hands over at TTAS speed; 2 rather than 1
+/// keeps what the looks are for, 2 threads on 2 CPUs (both measured:
+/// `docs/design.md`, "The herd of unregistered looks").
 #[cfg(not(loom))]
 const UNREGISTERED_LOST_RACES: u32 = 2;
 /// Under loom a waiter makes one unregistered look: its lost race ends it.
@@ -526,8 +522,8 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
                 if lost < UNREGISTERED_LOST_RACES {
                     continue;
                 }
-                // Another arrival took the lock we saw free: more than one
-                // thread waits, and a herd of TTAS looks hands over far
+                // Other arrivals took the lock we saw free, again: more
+                // threads wait, and a herd of TTAS looks hands over far
                 // slower than the grant. Register.
                 crate::coverage::hit!("ron_grant.unregistered_lost");
                 return false;
@@ -582,8 +578,8 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
             }
         }
         let by_grant = by_grant?;
-        // The owner keeps its reference for its release. Relaxed: only
-        // owners touch the flag, in turn; written only when it changes.
+        // The owner keeps its reference for its release; the lock's line
+        // is written only when the bit changes (`TasWord::set_kept`).
         if !self.in_use.kept() {
             self.in_use.set_kept(true);
         }

@@ -29,7 +29,7 @@
 //! | fast path | a load of `in_use`, and a CAS `false -> true` if it looked free | once | the lock, or on |
 //! | the first round's question | when the thread has no recent verdict on its CPU ([`relax`](crate::relax)): one timed yield | once | on |
 //! | shared round | while the thread's last yield showed its CPU shared: 10 looks at `in_use`, a yield after each, never registered; then parks | every round while the CPU looks shared | the lock (a free `in_use`) |
-//! | unregistered looks | TTAS looks at `in_use`, backoff doubling up to [`UNREGISTERED_PAUSE_MAX`](crate::ron_raw::UNREGISTERED_PAUSE_MAX) pauses | [`UNREGISTERED_LOOKS`](crate::ron_raw::UNREGISTERED_LOOKS), first round only, and only when the lock has no block (nobody registered) | the lock; a second lost race (a CAS that failed on an `in_use` it saw free: other threads wait too) or the last look: on |
+//! | unregistered looks | TTAS looks at `in_use`, backoff doubling up to [`UNREGISTERED_PAUSE_MAX`](crate::ron_raw::UNREGISTERED_PAUSE_MAX) pauses | [`UNREGISTERED_LOOKS`](crate::ron_raw::UNREGISTERED_LOOKS), first round only, and only when the lock has no block (nobody registered) | the lock; repeated lost races (CASes that failed on an `in_use` it saw free: other threads wait too; `UNREGISTERED_LOST_RACES` in `plock.rs`) or the last look: on |
 //! | registered round | enters the lock's pooled block (claiming one if it has none), registers in its slot, spins looking at its slot word and `in_use` | the thread's registered budget ([`REGISTERED_SPINS`](crate::ron_raw::REGISTERED_SPINS) at first, adapted between [`REGISTERED_SPINS_MIN`](crate::ron_raw::REGISTERED_SPINS_MIN) and [`REGISTERED_SPINS_MAX`](crate::ron_raw::REGISTERED_SPINS_MAX) by its yields) | the slot's grant or a free `in_use`; else leaves the slot (above) and looks once more |
 //! | yield or park | once the wait has lasted [`PARK_AFTER_NS`](crate::ron_raw::PARK_AFTER_NS), parks (sleeps on a futex while another waiter of the lock keeps its *watch*, else takes the watch); otherwise gives the CPU away: a yield that comes back at once multiplies the budget by [`BUDGET_GROWTH`](crate::ron_raw::BUDGET_GROWTH), a slow one quarters it and marks the CPU shared | one yield, or a sleep until woken | a new round |
 //! | give-up (timed) | `keep_waiting` (or the deadline) is asked after every round that did not take the lock, never while registered | | returns `None` |
@@ -258,7 +258,7 @@ impl RonGrant {
     }
 
     /// The release of a lock with a block or a kept reference, out of line
-    /// so that the uncontended release above inlines as two loads and a
+    /// so that the uncontended release above inlines as a load and a
     /// store.
     ///
     /// # Safety

@@ -9,8 +9,9 @@
 //! handoff racing a fresh arrival, a `try_lock` racing an unlock.
 //! Two threads with one critical section each are explored exhaustively
 //! (the pooled plock core's `try_lock_races_unlock` within
-//! [`PREEMPTIONS_TRY_POOLED`] preemptions), two rounds each with [`PREEMPTIONS_2R`] preemptions; three-thread models
-//! are bounded to [`PREEMPTIONS_3`] preemptions.
+//! [`PREEMPTIONS_TRY_POOLED`] preemptions), two rounds each with
+//! [`PREEMPTIONS_2R`] preemptions; three-thread models are bounded to
+//! [`PREEMPTIONS_3`] preemptions.
 #![cfg(loom)]
 
 mod common;

@@ -19,9 +19,8 @@ pub const UNREGISTERED_PAUSE_MAX: u32 = 16;
 /// between [`REGISTERED_SPINS_MIN`] and [`REGISTERED_SPINS_MAX`] (see the
 /// [module docs](super)). A thread registers only after its CPU looked
 /// its own (the first round's question), so its first round may be long
-/// (`docs/design.md`, "The registered budget's start": a first round of
-/// 128 spins, climbing by 2, measured 0.85x and 0.74x `NxtRon` on the VM
-/// at all CPUs, nCS 0 and 1000, where this start measured 0.98x and 0.87x).
+/// (measured against a first round of 128: `docs/design.md`, "The
+/// registered budget's start").
 #[cfg(not(loom))]
 pub const REGISTERED_SPINS: u32 = 2048;
 /// Doorbell spins of a registered waiter's first round.
