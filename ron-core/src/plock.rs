@@ -191,6 +191,18 @@ const UNREGISTERED_LOST_RACES: u32 = 2;
 #[cfg(loom)]
 const UNREGISTERED_LOST_RACES: u32 = 1;
 
+/// Looks in a row that found `RonGrant`'s lock held after which its
+/// unregistered looks end and the waiter registers: a holder that takes
+/// the lock again at once keeps it from lookers, who never see it free,
+/// and nobody registers. 32 rather than fewer keeps what the looks are
+/// for, 2 threads on 2 CPUs (measured: `docs/design.md`, "The looks end
+/// at a queue, and after 32 held looks").
+#[cfg(not(loom))]
+const UNREGISTERED_HELD_LOOKS: u32 = 32;
+/// Under loom a waiter makes one unregistered look: a held lock ends it.
+#[cfg(loom)]
+const UNREGISTERED_HELD_LOOKS: u32 = 1;
+
 /// Registers in slot `s` of `slots` and waits for its grant or a free
 /// `in_use`. If `relax` (or `on_wait`) panics, the waiter leaves its slot
 /// and, if that would strand a grant to it, takes the grant and calls
@@ -465,7 +477,7 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
                 // Nobody is registered (the lock has no block): a short
                 // wait ends here more often than not, without a slot.
                 // Relaxed above: a snapshot that only steers.
-                if self.look_unregistered() {
+                if self.look_unregistered(pool) {
                     return Some(PlaceToken::at(s));
                 }
             }
@@ -508,32 +520,61 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
     /// pauses): whether they took the lock. They end early at the
     /// [`UNREGISTERED_LOST_RACES`]th lost race (a CAS that failed on an
     /// `in_use` they saw free): other threads wait too, and the grant
-    /// hands over faster than a herd of TTAS looks.
-    fn look_unregistered(&self) -> bool {
+    /// hands over faster than a herd of TTAS looks; at a held look once
+    /// another waiter is registered (a marked slot in the lock's block):
+    /// the lock then goes by grant, never free, so no look of ours could
+    /// take it before the registered waiters are served; and at the
+    /// [`UNREGISTERED_HELD_LOOKS`]th held look in a row.
+    fn look_unregistered(&self, pool: &Pool<'_>) -> bool {
         let mut pause = 1;
         let mut lost = 0;
+        let mut held_in_a_row = 0;
         for _ in 0..crate::ron_raw::UNREGISTERED_LOOKS {
-            if !self.in_use.is_held() {
-                if self.in_use.try_take() {
-                    crate::coverage::hit!("ron_grant.unregistered_took");
-                    return true;
+            if self.in_use.is_held() {
+                if self.queue_formed(pool) {
+                    crate::coverage::hit!("ron_grant.unregistered_saw_queue");
+                    return false;
                 }
-                lost += 1;
-                if lost < UNREGISTERED_LOST_RACES {
-                    continue;
+                held_in_a_row += 1;
+                if held_in_a_row == UNREGISTERED_HELD_LOOKS {
+                    crate::coverage::hit!("ron_grant.unregistered_held");
+                    return false;
                 }
+                for _ in 0..pause {
+                    crate::sync::spin_loop();
+                }
+                pause = (pause * 2).min(crate::ron_raw::UNREGISTERED_PAUSE_MAX);
+                continue;
+            }
+            held_in_a_row = 0;
+            if self.in_use.try_take() {
+                crate::coverage::hit!("ron_grant.unregistered_took");
+                return true;
+            }
+            lost += 1;
+            if lost == UNREGISTERED_LOST_RACES {
                 // Other arrivals took the lock we saw free, again: more
                 // threads wait, and a herd of TTAS looks hands over far
                 // slower than the grant. Register.
                 crate::coverage::hit!("ron_grant.unregistered_lost");
                 return false;
             }
-            for _ in 0..pause {
-                crate::sync::spin_loop();
-            }
-            pause = (pause * 2).min(crate::ron_raw::UNREGISTERED_PAUSE_MAX);
         }
         false
+    }
+
+    /// Whether a waiter is registered in the lock's block now (a
+    /// snapshot that only steers the unregistered looks: a stale answer
+    /// either looks on or registers, both safe).
+    fn queue_formed(&self, pool: &Pool<'_>) -> bool {
+        // Relaxed: steers only (above).
+        let index = self.home.load(Ordering::Relaxed);
+        // Read without a reference, as `release_in` does: blocks are
+        // type-stable, and a stale answer only steers.
+        index != 0
+            && pool
+                .block(index)
+                .is_some_and(|b| b.slots().any_marked_within(pool::active_slots()))
     }
 
     /// One registered round in slot `s` of the lock's block (`room`, our

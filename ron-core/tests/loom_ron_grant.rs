@@ -2,7 +2,8 @@
 //! pool of blocks: the registered round and its handover, the leave that
 //! takes a grant, parking (the watch, a sleeper, the release's wake-up),
 //! a timed give-up, the unregistered look that loses a race and
-//! registers, and the unregistered round of an exhausted pool.
+//! registers, the ones that find the lock held (with another waiter
+//! registered, or not), and the unregistered round of an exhausted pool.
 //!
 //! Run: `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p
 //! ron-core --release --test loom_ron_grant -- --nocapture` (the table of
@@ -28,7 +29,7 @@ use ron_core::ron_raw::pool::{Block, Pool};
 use ron_core::{RonGrant, coverage};
 
 /// Every path the models count, in the order of the table.
-const PATHS: [&str; 17] = [
+const PATHS: [&str; 19] = [
     "ron_grant.executions",
     "ron_grant.registered",
     "ron_grant.grant_taken",
@@ -37,6 +38,8 @@ const PATHS: [&str; 17] = [
     "ron_grant.left_took_free",
     "ron_grant.unregistered_took",
     "ron_grant.unregistered_lost",
+    "ron_grant.unregistered_saw_queue",
+    "ron_grant.unregistered_held",
     "ron_grant.unregistered_round",
     "ron_grant.gave_up",
     "nxt_ron.granted",
@@ -204,14 +207,17 @@ fn handover_to_registered_waiter() {
     );
 }
 
-/// Three threads of one lock without a block: two waiters look
-/// unregistered and both see the lock freed; the one whose CAS loses the
-/// race registers at once (`unregistered_lost`) and takes the grant or
-/// the freed lock.
+/// Three threads of one lock without a block: the waiters that arrive
+/// with nobody registered look unregistered (one look under loom), and
+/// their looks end in a register: a look whose CAS loses the race for the
+/// freed lock (`unregistered_lost`), one that finds the lock held with
+/// another waiter registered meanwhile (`unregistered_saw_queue`: the lock
+/// will go by grant), or one that finds it held with nobody registered
+/// (`unregistered_held`); each then takes the grant or the freed lock.
 #[test]
-fn lost_race_registers() {
+fn unregistered_looks_end() {
     run(
-        "lost_race_registers",
+        "unregistered_looks_end",
         Model {
             blocks: 1,
             locks: 1,
@@ -223,6 +229,8 @@ fn lost_race_registers() {
         &[
             "ron_grant.unregistered_took",
             "ron_grant.unregistered_lost",
+            "ron_grant.unregistered_saw_queue",
+            "ron_grant.unregistered_held",
             "ron_grant.registered",
         ],
     );
