@@ -19,8 +19,11 @@
 //! over all its executions, that the paths it is named after were reached.
 #![cfg(loom)]
 
+mod common;
+
 use std::sync::Mutex;
 
+use common::{Pooled as Model, PooledLock};
 use loom::cell::UnsafeCell;
 use loom::sync::Arc;
 use loom::thread;
@@ -59,103 +62,6 @@ const CAP_3: usize = 20_000;
 /// threads: one model at a time.
 static SERIAL: Mutex<()> = Mutex::new(());
 
-/// One model: `locks` locks over a pool of `blocks` blocks; thread `i` runs
-/// the steps `plan[i]`, each `(lock, slot)` a critical section of that lock
-/// waiting in that slot, yielding `cs_yields` times inside.
-struct Model {
-    blocks: usize,
-    locks: usize,
-    plan: &'static [&'static [(usize, usize)]],
-    cs_yields: usize,
-    preemptions: usize,
-    max_executions: Option<usize>,
-}
-
-struct World {
-    pool: &'static Pool<'static>,
-    locks: Vec<RonGrant>,
-    counts: Vec<UnsafeCell<usize>>,
-}
-
-impl Model {
-    fn check(&self) -> Vec<(&'static str, u64)> {
-        let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-        coverage::reset();
-        let mut b = loom::model::Builder::new();
-        b.preemption_bound = Some(self.preemptions);
-        b.max_branches = 100_000;
-        b.max_permutations = self.max_executions;
-        b.checkpoint_interval = 1000;
-        let (nblocks, locks, plan, cs_yields) =
-            (self.blocks, self.locks, self.plan, self.cs_yields);
-        b.check(move || {
-            coverage::record("ron_grant.executions");
-            let blocks: &'static [Block] = Box::leak(
-                (0..nblocks)
-                    .map(|_| Block::new())
-                    .collect::<Vec<_>>()
-                    .into_boxed_slice(),
-            );
-            let pool: &'static Pool<'static> = Box::leak(Box::new(Pool::new_in(blocks)));
-            let w = Arc::new(World {
-                pool,
-                locks: (0..locks).map(|_| RonGrant::new()).collect(),
-                counts: (0..locks).map(|_| UnsafeCell::new(0)).collect(),
-            });
-            let run = move |w: &World, steps: &[(usize, usize)]| {
-                for &(l, slot) in steps {
-                    let t = with_pool::acquire_in(&w.locks[l], w.pool, slot);
-                    // SAFETY: lock `l` is held.
-                    w.counts[l].with_mut(|c| unsafe { *c += 1 });
-                    for _ in 0..cs_yields {
-                        thread::yield_now();
-                    }
-                    // SAFETY: we hold lock `l` with `t`.
-                    unsafe { with_pool::release(&w.locks[l], w.pool, t) };
-                }
-            };
-            let hs: Vec<_> = plan[1..]
-                .iter()
-                .map(|&steps| {
-                    let w = w.clone();
-                    thread::spawn(move || run(&w, steps))
-                })
-                .collect();
-            run(&w, plan[0]);
-            for h in hs {
-                h.join().unwrap();
-            }
-            check_clean(&w, plan, blocks);
-        });
-        counts()
-    }
-}
-
-/// Every lock counted its critical sections, is free, holds no block, and
-/// the pool is whole again.
-fn check_clean(w: &World, plan: &[&[(usize, usize)]], blocks: &[Block]) {
-    for l in 0..w.locks.len() {
-        let want = plan
-            .iter()
-            .flat_map(|p| p.iter())
-            .filter(|s| s.0 == l)
-            .count();
-        // SAFETY: every other thread joined.
-        assert_eq!(w.counts[l].with(|c| unsafe { *c }), want);
-        let t = w.locks[l].try_acquire().expect("lock left held");
-        // SAFETY: we hold it with `t`.
-        unsafe { with_pool::release(&w.locks[l], w.pool, t) };
-        assert!(
-            !with_pool::has_block(&w.locks[l]),
-            "lock {l} kept its block"
-        );
-    }
-    assert_eq!(w.pool.in_use(), 0, "a block was not returned");
-    for b in blocks {
-        assert_eq!(b.occupied_slots(), 0, "a slot count left behind");
-    }
-}
-
 fn counts() -> Vec<(&'static str, u64)> {
     PATHS.iter().map(|&p| (p, coverage::count(p))).collect()
 }
@@ -174,8 +80,16 @@ fn report(name: &str, counts: &[(&str, u64)], must: &[&str]) {
     }
 }
 
+/// Explores `model` over `RonGrant` (one model at a time: the counters
+/// are process-wide), then reports its path counts.
 fn run(name: &str, model: Model, must: &[&str]) {
-    report(name, &model.check(), must);
+    let counts = {
+        let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        coverage::reset();
+        model.explore::<RonGrant>("ron_grant.executions");
+        counts()
+    };
+    report(name, &counts, must);
 }
 
 /// A holder yields in its critical section while a waiter of another slot
@@ -286,6 +200,17 @@ fn pool_exhausted_waits_unregistered() {
 /// is free afterwards, the counts add up, and the pool is whole.
 #[test]
 fn give_up_races_grant() {
+    /// The lock and the counter it protects.
+    struct One {
+        lock: RonGrant,
+        count: UnsafeCell<usize>,
+    }
+    // SAFETY: `count` is only touched while `lock` is held; the model
+    // checks exactly that.
+    unsafe impl Sync for One {}
+    // SAFETY: as above.
+    unsafe impl Send for One {}
+
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     coverage::reset();
     let mut b = loom::model::Builder::new();
@@ -297,25 +222,24 @@ fn give_up_races_grant() {
         coverage::record("ron_grant.executions");
         let blocks: &'static [Block] = Box::leak(vec![Block::new()].into_boxed_slice());
         let pool: &'static Pool<'static> = Box::leak(Box::new(Pool::new_in(blocks)));
-        let w = Arc::new(World {
-            pool,
-            locks: vec![RonGrant::new()],
-            counts: vec![UnsafeCell::new(0)],
+        let one = Arc::new(One {
+            lock: RonGrant::new(),
+            count: UnsafeCell::new(0),
         });
-        let t = with_pool::acquire_in(&w.locks[0], pool, 0);
+        let t = with_pool::acquire_in(&one.lock, pool, 0);
         // SAFETY: held.
-        w.counts[0].with_mut(|c| unsafe { *c += 1 });
+        one.count.with_mut(|c| unsafe { *c += 1 });
         let waiter = {
-            let w = w.clone();
+            let one = one.clone();
             thread::spawn(move || {
                 // Gives up after its first round.
-                let got = with_pool::try_acquire_in_while(&w.locks[0], w.pool, 1, || false);
+                let got = with_pool::try_acquire_in_while(&one.lock, pool, 1, || false);
                 match got {
                     Some(t) => {
                         // SAFETY: held.
-                        w.counts[0].with_mut(|c| unsafe { *c += 1 });
+                        one.count.with_mut(|c| unsafe { *c += 1 });
                         // SAFETY: we hold it with `t`.
-                        unsafe { with_pool::release(&w.locks[0], w.pool, t) };
+                        unsafe { with_pool::release(&one.lock, pool, t) };
                         1
                     }
                     None => 0,
@@ -326,14 +250,14 @@ fn give_up_races_grant() {
             thread::yield_now();
         }
         // SAFETY: we hold it with `t`.
-        unsafe { with_pool::release(&w.locks[0], pool, t) };
+        unsafe { with_pool::release(&one.lock, pool, t) };
         let got = waiter.join().unwrap();
-        let plan: &[&[(usize, usize)]] = if got == 1 {
-            &[&[(0, 0)], &[(0, 1)]]
-        } else {
-            &[&[(0, 0)]]
-        };
-        check_clean(&w, plan, blocks);
+        // SAFETY: the waiter joined.
+        assert_eq!(one.count.with(|c| unsafe { *c }), 1 + got);
+        assert!(one.lock.ends_free(pool), "lock left held");
+        assert!(!PooledLock::has_block(&one.lock), "lock kept its block");
+        assert_eq!(pool.in_use(), 0, "a block was not returned");
+        assert_eq!(blocks[0].occupied_slots(), 0, "a slot count left behind");
     });
     report(
         "give_up_races_grant",

@@ -21,6 +21,7 @@
 
 mod common;
 
+use common::Pooled;
 use std::sync::Mutex;
 
 use loom::cell::UnsafeCell;
@@ -348,109 +349,19 @@ fn park_watcher_wakes_sleeper() {
 // ---------------------------------------------------------------------------
 // The pooled `RonRaw`: blocks claimed, used, returned and reused.
 
-/// Locks of one pooled model and their counters, over a pool of its own.
-struct World {
-    pool: &'static Pool<'static>,
-    locks: Vec<RonRaw>,
-    counts: Vec<UnsafeCell<usize>>,
-}
-
-// SAFETY: `counts[i]` is only touched while `locks[i]` is held; the models
-// check exactly that.
-unsafe impl Sync for World {}
-// SAFETY: as above; the pool and the locks are Send.
-unsafe impl Send for World {}
-
-/// Thread `i` runs the critical sections `plan[i]`: (lock, slot) pairs.
-struct Pooled {
-    blocks: usize,
-    locks: usize,
-    plan: &'static [&'static [(usize, usize)]],
-    cs_yields: usize,
-    preemptions: usize,
-    max_executions: Option<usize>,
-    /// Every release of a lock with a parking watcher is a fair turn.
-    fair_turns: bool,
-}
-
-impl Pooled {
-    fn check(&self) -> Vec<(&'static str, u64)> {
-        let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-        coverage::reset();
-        ron_raw::loom_fair_turns(self.fair_turns);
-        let mut b = loom::model::Builder::new();
-        b.preemption_bound = Some(self.preemptions);
-        b.max_branches = 100_000;
-        b.max_permutations = self.max_executions;
-        b.checkpoint_interval = 1000;
-        let (blocks, locks, plan, cs_yields) = (self.blocks, self.locks, self.plan, self.cs_yields);
-        b.check(move || {
-            coverage::record("ron_raw.executions");
-            // Leaked: the pool must outlive the locks, and each execution
-            // needs fresh loom atomics (a few KiB per execution).
-            let blocks: &'static [Block] = Box::leak(
-                (0..blocks)
-                    .map(|_| Block::new())
-                    .collect::<Vec<_>>()
-                    .into_boxed_slice(),
-            );
-            let pool: &'static Pool<'static> = Box::leak(Box::new(Pool::new_in(blocks)));
-            let w = Arc::new(World {
-                pool,
-                locks: (0..locks).map(|_| RonRaw::new()).collect(),
-                counts: (0..locks).map(|_| UnsafeCell::new(0)).collect(),
-            });
-            let run = move |w: &World, steps: &[(usize, usize)]| {
-                for &(l, slot) in steps {
-                    let t = ron_raw::with_pool::acquire_in(&w.locks[l], w.pool, slot);
-                    // SAFETY: lock `l` is held.
-                    w.counts[l].with_mut(|c| unsafe { *c += 1 });
-                    for _ in 0..cs_yields {
-                        thread::yield_now();
-                    }
-                    // SAFETY: we hold lock `l` with `t`.
-                    unsafe { ron_raw::with_pool::release(&w.locks[l], w.pool, t) };
-                }
-            };
-            let hs: Vec<_> = plan[1..]
-                .iter()
-                .map(|&steps| {
-                    let w = w.clone();
-                    thread::spawn(move || run(&w, steps))
-                })
-                .collect();
-            run(&w, plan[0]);
-            for h in hs {
-                h.join().unwrap();
-            }
-            for l in 0..locks {
-                let want = plan
-                    .iter()
-                    .flat_map(|p| p.iter())
-                    .filter(|s| s.0 == l)
-                    .count();
-                // SAFETY: every other thread joined.
-                assert_eq!(w.counts[l].with(|c| unsafe { *c }), want);
-                assert!(
-                    ron_raw::with_pool::try_acquire(&w.locks[l], w.pool).is_some(),
-                    "lock {l} left held"
-                );
-                assert!(
-                    !ron_raw::with_pool::has_block(&w.locks[l]),
-                    "lock {l} kept its block"
-                );
-            }
-            assert_eq!(w.pool.in_use(), 0, "a block was not returned");
-            for b in blocks {
-                assert_eq!(b.occupied_slots(), 0, "a slot count left behind");
-            }
-        });
-        ron_raw::loom_fair_turns(false);
-        POOL_PATHS
-            .iter()
-            .map(|&p| (p, coverage::count(p)))
-            .collect()
-    }
+/// Explores a pooled model over `RonRaw` (`fair_turns`: every release of
+/// a lock with a parking watcher is a fair turn), one model at a time (the
+/// counters are process-wide); the pool's path counts.
+fn check_pooled(model: &Pooled, fair_turns: bool) -> Vec<(&'static str, u64)> {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    coverage::reset();
+    ron_raw::loom_fair_turns(fair_turns);
+    model.explore::<RonRaw>("ron_raw.executions");
+    ron_raw::loom_fair_turns(false);
+    POOL_PATHS
+        .iter()
+        .map(|&p| (p, coverage::count(p)))
+        .collect()
 }
 
 /// The pool's paths, in the order of the table.
@@ -479,7 +390,13 @@ const POOL_PATHS: [&str; 21] = [
 ];
 
 fn run_pooled(name: &str, model: Pooled, must: &[&str]) {
-    report(name, &model.check(), must);
+    report(name, &check_pooled(&model, false), must);
+}
+
+/// [`run_pooled`] with every release of a lock with a parking watcher a
+/// fair turn.
+fn run_pooled_fair_turns(name: &str, model: Pooled, must: &[&str]) {
+    report(name, &check_pooled(&model, true), must);
 }
 
 /// Parking on the pooled `RonRaw`: sleepers hold the lock's block, so a
@@ -496,7 +413,6 @@ fn pooled_park_release_wakes() {
             cs_yields: 8,
             preemptions: 1,
             max_executions: Some(CAP_3),
-            fair_turns: false,
         },
         &[
             "ron_raw.park_watch",
@@ -515,7 +431,7 @@ fn pooled_park_release_wakes() {
 /// are checked as in every pooled model.
 #[test]
 fn pooled_fair_turn_to_watcher() {
-    run_pooled(
+    run_pooled_fair_turns(
         "pooled_fair_turn_to_watcher",
         Pooled {
             blocks: 1,
@@ -524,7 +440,6 @@ fn pooled_fair_turn_to_watcher() {
             cs_yields: 8,
             preemptions: 1,
             max_executions: Some(CAP_3),
-            fair_turns: true,
         },
         &[
             "ron_raw.park_watch",
@@ -549,7 +464,6 @@ fn pool_claim_use_return_reuse() {
             cs_yields: 2,
             preemptions: 2,
             max_executions: Some(CAP_3),
-            fair_turns: false,
         },
         &[
             "ron_raw.pool_claim",
@@ -576,7 +490,6 @@ fn pool_claims_race() {
             cs_yields: 2,
             preemptions: 1,
             max_executions: Some(CAP_3),
-            fair_turns: false,
         },
         &[
             "ron_raw.pool_claim",
@@ -599,7 +512,6 @@ fn pool_exhausted() {
             cs_yields: 2,
             preemptions: 2,
             max_executions: None,
-            fair_turns: false,
         },
         &["ron_raw.pool_exhausted", "ron_raw.unregistered_round"],
     );

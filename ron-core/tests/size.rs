@@ -68,6 +68,8 @@ fn ron_raw_is_8_bytes() {
     // As small as parking_lot's `Mutex<u64>` (16 bytes).
     assert_eq!(size_of::<lock_api::Mutex<RonRaw, u64>>(), 16);
     assert_eq!(size_of::<RonMutex<u64>>(), 16);
+    // The default: `in_use` and a 32-bit block index, as small.
+    assert_eq!(size_of::<ron_core::RonGrant>(), 8);
     // A pooled block: its slots and its count's line (plus a flag in builds
     // that count paths); 256 slots with std (32,896 bytes, of which a lock
     // touches only the first `active_slots()`), 16 without.

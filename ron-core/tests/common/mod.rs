@@ -10,10 +10,11 @@ use loom::sync::Arc;
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::thread;
 use ron_core::relax::Relax;
+use ron_core::ron_raw::pool::{Block, Pool};
 use ron_core::sh_ron::ShTable;
 use ron_core::{
-    CBoMcs, Cna, Fsl, Mcs, NxtRon, NxtRonInline, PlaceToken, Ron, RonInline, RonPark, RonPlock,
-    RonPlockInline, RonRaw, RonTicket, RonTicketInline, ShRon, Tas, Ticket, Ttas,
+    CBoMcs, Cna, Fsl, Mcs, NxtRon, NxtRonInline, PlaceToken, Ron, RonGrant, RonInline, RonPark,
+    RonPlock, RonPlockInline, RonRaw, RonTicket, RonTicketInline, ShRon, Tas, Ticket, Ttas,
 };
 
 /// A lock as the models drive it: acquisition waiting in a chosen slot,
@@ -198,4 +199,170 @@ pub fn try_lock_races_unlock_within<L: ModelLock>(preemptions: Option<usize>) {
         assert_eq!(s.total(), 1 + theirs);
         s.assert_free();
     });
+}
+
+// ---------------------------------------------------------------------------
+// Pooled models: locks whose slots live in a block of a model's own pool
+// (`RonRaw`, `RonGrant`), driven through their `with_pool` entry points.
+
+/// A pooled lock's entry points with a model's own pool of blocks.
+pub trait PooledLock: Send + Sync + 'static {
+    /// A fresh unlocked lock (holding no block).
+    fn create() -> Self;
+    /// Acquires, waiting in slot `slot` of a block of `pool`.
+    fn acquire_in(&self, pool: &'static Pool<'static>, slot: usize) -> PlaceToken;
+    /// Releases.
+    ///
+    /// # Safety
+    /// The caller holds the lock, acquired with `token`'s acquisition.
+    unsafe fn release(&self, pool: &'static Pool<'static>, token: PlaceToken);
+    /// Whether the lock is free at the end of an execution (every thread
+    /// joined): takes it if it is, as the lock's own model always did.
+    fn ends_free(&self, pool: &'static Pool<'static>) -> bool;
+    /// Whether the lock holds a block of its pool now.
+    fn has_block(&self) -> bool;
+}
+
+/// Locks of one pooled model and their counters, over a pool of its own.
+struct PooledWorld<L> {
+    pool: &'static Pool<'static>,
+    locks: Vec<L>,
+    counts: Vec<UnsafeCell<usize>>,
+}
+
+// SAFETY: `counts[i]` is only touched while `locks[i]` is held; the models
+// check exactly that.
+unsafe impl<L: Sync> Sync for PooledWorld<L> {}
+// SAFETY: as above; the pool and the locks are Send.
+unsafe impl<L: Send> Send for PooledWorld<L> {}
+
+/// A pooled model: thread `i` runs the critical sections `plan[i]`, each
+/// `(lock, slot)` a critical section of that lock waiting in that slot,
+/// yielding `cs_yields` times inside; `locks` locks over a pool of
+/// `blocks` blocks.
+pub struct Pooled {
+    pub blocks: usize,
+    pub locks: usize,
+    pub plan: &'static [&'static [(usize, usize)]],
+    pub cs_yields: usize,
+    pub preemptions: usize,
+    pub max_executions: Option<usize>,
+}
+
+impl Pooled {
+    /// Explores the model over locks of type `L`, recording path
+    /// `executions` once per execution. Each execution checks mutual
+    /// exclusion (the counters are loom cells), the final counts, that
+    /// every lock ends free and without its block, and that the pool is
+    /// whole again. The caller resets and reads the path counters.
+    pub fn explore<L: PooledLock>(&self, executions: &'static str) {
+        let mut b = loom::model::Builder::new();
+        b.preemption_bound = Some(self.preemptions);
+        b.max_branches = 100_000;
+        b.max_permutations = self.max_executions;
+        b.checkpoint_interval = 1000;
+        let (nblocks, locks, plan, cs_yields) =
+            (self.blocks, self.locks, self.plan, self.cs_yields);
+        b.check(move || {
+            ron_core::coverage::record(executions);
+            // Leaked: the pool must outlive the locks, and each execution
+            // needs fresh loom atomics (a few KiB per execution).
+            let blocks: &'static [Block] = Box::leak(
+                (0..nblocks)
+                    .map(|_| Block::new())
+                    .collect::<Vec<_>>()
+                    .into_boxed_slice(),
+            );
+            let pool: &'static Pool<'static> = Box::leak(Box::new(Pool::new_in(blocks)));
+            let w = Arc::new(PooledWorld {
+                pool,
+                locks: (0..locks).map(|_| L::create()).collect(),
+                counts: (0..locks).map(|_| UnsafeCell::new(0)).collect(),
+            });
+            let run = move |w: &PooledWorld<L>, steps: &[(usize, usize)]| {
+                for &(l, slot) in steps {
+                    let t = w.locks[l].acquire_in(w.pool, slot);
+                    // SAFETY: lock `l` is held.
+                    w.counts[l].with_mut(|c| unsafe { *c += 1 });
+                    for _ in 0..cs_yields {
+                        thread::yield_now();
+                    }
+                    // SAFETY: we hold lock `l` with `t`.
+                    unsafe { w.locks[l].release(w.pool, t) };
+                }
+            };
+            let hs: Vec<_> = plan[1..]
+                .iter()
+                .map(|&steps| {
+                    let w = w.clone();
+                    thread::spawn(move || run(&w, steps))
+                })
+                .collect();
+            run(&w, plan[0]);
+            for h in hs {
+                h.join().unwrap();
+            }
+            for l in 0..locks {
+                let want = plan
+                    .iter()
+                    .flat_map(|p| p.iter())
+                    .filter(|s| s.0 == l)
+                    .count();
+                // SAFETY: every other thread joined.
+                assert_eq!(w.counts[l].with(|c| unsafe { *c }), want);
+                assert!(w.locks[l].ends_free(w.pool), "lock {l} left held");
+                assert!(!w.locks[l].has_block(), "lock {l} kept its block");
+            }
+            assert_eq!(w.pool.in_use(), 0, "a block was not returned");
+            for b in blocks {
+                assert_eq!(b.occupied_slots(), 0, "a slot count left behind");
+            }
+        });
+    }
+}
+
+impl PooledLock for RonRaw {
+    fn create() -> Self {
+        RonRaw::new()
+    }
+    fn acquire_in(&self, pool: &'static Pool<'static>, slot: usize) -> PlaceToken {
+        ron_core::ron_raw::with_pool::acquire_in(self, pool, slot)
+    }
+    unsafe fn release(&self, pool: &'static Pool<'static>, token: PlaceToken) {
+        // SAFETY: the caller's contract.
+        unsafe { ron_core::ron_raw::with_pool::release(self, pool, token) }
+    }
+    fn ends_free(&self, pool: &'static Pool<'static>) -> bool {
+        // Taken and kept: the execution ends here.
+        ron_core::ron_raw::with_pool::try_acquire(self, pool).is_some()
+    }
+    fn has_block(&self) -> bool {
+        ron_core::ron_raw::with_pool::has_block(self)
+    }
+}
+
+impl PooledLock for RonGrant {
+    fn create() -> Self {
+        RonGrant::new()
+    }
+    fn acquire_in(&self, pool: &'static Pool<'static>, slot: usize) -> PlaceToken {
+        ron_core::ron_grant::with_pool::acquire_in(self, pool, slot)
+    }
+    unsafe fn release(&self, pool: &'static Pool<'static>, token: PlaceToken) {
+        // SAFETY: the caller's contract.
+        unsafe { ron_core::ron_grant::with_pool::release(self, pool, token) }
+    }
+    fn ends_free(&self, pool: &'static Pool<'static>) -> bool {
+        match self.try_acquire() {
+            Some(t) => {
+                // SAFETY: we hold it with `t`.
+                unsafe { ron_core::ron_grant::with_pool::release(self, pool, t) };
+                true
+            }
+            None => false,
+        }
+    }
+    fn has_block(&self) -> bool {
+        ron_core::ron_grant::with_pool::has_block(self)
+    }
 }
