@@ -1,8 +1,9 @@
 //! The harness the loom models share (`mod common;` in each `loom*.rs`):
 //! [`ModelLock`], one adapter per lock type (over any slot count and relax
-//! policy), and [`Shared`], a lock with the `loom::cell::UnsafeCell`
-//! counter it protects (loom reports two unsynchronized accesses to it as
-//! a causality violation).
+//! policy), [`Shared`], a lock with the `loom::cell::UnsafeCell` counter
+//! it protects (loom reports two unsynchronized accesses to it as a
+//! causality violation), and [`Pooled`], the models of the pooled locks
+//! ([`PooledLock`]: `RonRaw`, `RonGrant`) over a pool of their own.
 #![allow(dead_code)]
 
 use loom::cell::UnsafeCell;
