@@ -728,38 +728,30 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
         } else {
             None
         };
-        let mut had_block = kept.is_some();
-        let idle = match &kept {
-            Some(room) => BITMAP && !room.any_marked_within(n),
-            None => {
-                // SeqCst: ordered with the waiters' `enter` (SeqCst); a
-                // stale answer frees the lock, which registered waiters see
-                // at their next look at `in_use`.
-                // mutants: the waiting bound only (a missed waiter takes the
-                // freed lock at its next look; exclusion and progress stand).
-                let index = self.home.load(Ordering::SeqCst);
-                had_block = index != 0;
-                // Read without a reference: blocks are type-stable, and a
-                // stale "nobody" only frees the lock.
-                index == 0
-                    || (BITMAP
-                        && !pool
-                            .block(index)
-                            .is_some_and(|b| b.slots().any_marked_within(n)))
+        // A kept reference goes straight to the grant's scan, which frees
+        // the lock (with every bank) when it finds no waiter: a look at the
+        // bitmap here would read it twice on every handover.
+        if kept.is_none() {
+            // SeqCst: ordered with the waiters' `enter` (SeqCst); a stale
+            // answer frees the lock, which registered waiters see at their
+            // next look at `in_use`.
+            // mutants: the waiting bound only (a missed waiter takes the
+            // freed lock at its next look; exclusion and progress stand).
+            let index = self.home.load(Ordering::SeqCst);
+            // Read without a reference: blocks are type-stable, and a
+            // stale "nobody" only frees the lock.
+            let idle = index == 0
+                || (BITMAP
+                    && !pool
+                        .block(index)
+                        .is_some_and(|b| b.slots().any_marked_within(n)));
+            if idle {
+                mark::<BITMAP>(Path::FreedNoMark);
+                // Without a kept reference no bank is left (module docs,
+                // "The bank").
+                self.in_use.free();
+                return index != 0;
             }
-        };
-        if idle {
-            mark::<BITMAP>(Path::FreedNoMark);
-            if let Some(room) = kept {
-                let banked = Self::collect_banks(room.slots(), n, own);
-                // Possibly the block's last references: its return writes
-                // `home`, which must happen while we hold the lock.
-                room.drop_with(banked);
-            }
-            // (Without a kept reference no bank is left: module docs,
-            // "The bank".)
-            self.in_use.free();
-            return had_block;
         }
         // The hint (user code) is asked first; if it panics the release
         // runs from slot 0 and takes `kept` all the same.
