@@ -684,23 +684,25 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
     }
 
     /// Frees the lock if it has no block (so nobody registered, and no
-    /// kept reference: a held block is never detached): whether it did.
+    /// kept reference: a held block is never detached): `None` if it did,
+    /// else the block index it read, for [`release_in_at`](Self::release_in_at).
     /// The uncontended release of [`RonGrant`](crate::RonGrant), in line:
     /// a load and a store.
     ///
     /// # Safety
     /// The caller holds the lock.
     #[inline]
-    pub(crate) unsafe fn release_if_idle(&self) -> bool {
+    pub(crate) unsafe fn release_if_idle(&self) -> Option<u32> {
         // SeqCst: as in `release_in` (ordered with the waiters' `enter`).
         // mutants: as in `release_in` (a missed waiter takes the freed lock
         // at its next look).
-        if self.home.load(Ordering::SeqCst) != 0 {
-            return false;
+        let index = self.home.load(Ordering::SeqCst);
+        if index != 0 {
+            return Some(index);
         }
         mark::<BITMAP>(Path::FreedNoMark);
         self.in_use.free();
-        true
+        None
     }
 
     /// Releases the lock: grants the next waiting slot of the lock's block,
@@ -714,6 +716,31 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
     /// [`RonGrant`](crate::RonGrant)); the lock must not be touched after.
     #[inline]
     pub(crate) unsafe fn release_in<'a>(&'a self, pool: &Pool<'a>, token: PlaceToken) -> bool {
+        // SeqCst: ordered with the waiters' `enter` (SeqCst); a stale
+        // answer frees the lock, which registered waiters see at their
+        // next look at `in_use`.
+        // mutants: the waiting bound only (a missed waiter takes the
+        // freed lock at its next look; exclusion and progress stand).
+        let index = self.home.load(Ordering::SeqCst);
+        // SAFETY: the caller holds the lock; `index` was read (SeqCst)
+        // while it did.
+        unsafe { self.release_in_at(pool, token, index) }
+    }
+
+    /// [`release_in`](Self::release_in) with `index`, the block index the
+    /// caller read (SeqCst) from `home` while it held the lock (the
+    /// uncontended release's look, handed on so that a handover reads it
+    /// once).
+    ///
+    /// # Safety
+    /// As for [`release_in`](Self::release_in).
+    #[inline]
+    pub(crate) unsafe fn release_in_at<'a>(
+        &'a self,
+        pool: &Pool<'a>,
+        token: PlaceToken,
+        index: u32,
+    ) -> bool {
         let n = pool::active_slots();
         let own = token.index();
         // The owner's bit stays set across a grant (the grantee is
@@ -723,8 +750,9 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
             mark::<BITMAP>(Path::ReleaseKeptRef);
             // SAFETY: the flag says this acquisition kept its reference to
             // the lock's block (`acquire_slow_in`); we own the lock, so it
-            // is ours to take back, once.
-            unsafe { pool::adopt(&self.home, pool) }
+            // is ours to take back, once; the reference kept `home` at
+            // `index` since the acquisition, before the caller read it.
+            unsafe { pool::adopt_at(&self.home, index, pool) }
         } else {
             None
         };
@@ -732,12 +760,6 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
         // the lock (with every bank) when it finds no waiter: a look at the
         // bitmap here would read it twice on every handover.
         if kept.is_none() {
-            // SeqCst: ordered with the waiters' `enter` (SeqCst); a stale
-            // answer frees the lock, which registered waiters see at their
-            // next look at `in_use`.
-            // mutants: the waiting bound only (a missed waiter takes the
-            // freed lock at its next look; exclusion and progress stand).
-            let index = self.home.load(Ordering::SeqCst);
             // Read without a reference: blocks are type-stable, and a
             // stale "nobody" only frees the lock.
             let idle = index == 0

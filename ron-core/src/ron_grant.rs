@@ -250,11 +250,11 @@ impl RonGrant {
     #[inline]
     pub(crate) unsafe fn release_in_pool(&self, pool: &Pool<'_>, token: PlaceToken) {
         // SAFETY: the caller holds the lock.
-        if unsafe { self.core.release_if_idle() } {
-            return;
+        if let Some(index) = unsafe { self.core.release_if_idle() } {
+            // SAFETY: the caller holds the lock (not released above), and
+            // `index` was read while it did.
+            unsafe { self.release_contended(pool, token, index) }
         }
-        // SAFETY: the caller holds the lock (not released above).
-        unsafe { self.release_contended(pool, token) }
     }
 
     /// The release of a lock with a block or a kept reference, out of line
@@ -264,11 +264,12 @@ impl RonGrant {
     /// # Safety
     /// As for [`release`](Self::release).
     #[inline(never)]
-    unsafe fn release_contended(&self, pool: &Pool<'_>, token: PlaceToken) {
+    unsafe fn release_contended(&self, pool: &Pool<'_>, token: PlaceToken, index: u32) {
         // The lock's address only: once released, the lock may be gone.
         let key = &self.core as *const PooledPlock<true> as usize;
-        // SAFETY: the caller holds the lock; `pool` is the lock's pool.
-        let freed_with_block = unsafe { self.core.release_in(pool, token) };
+        // SAFETY: the caller holds the lock; `pool` is the lock's pool;
+        // `index` is `home` as read while holding it.
+        let freed_with_block = unsafe { self.core.release_in_at(pool, token, index) };
         if freed_with_block {
             // Parked waiters hold the block: wake one (if none is on its way).
             #[cfg(feature = "std")]

@@ -842,6 +842,21 @@ pub(crate) unsafe fn adopt<'a, T: BlockSlots>(
     // Relaxed: the caller's own reference keeps `home` unchanged since it
     // checked it (program order), so this load sees that value.
     let index = home.load(Ordering::Relaxed);
+    // SAFETY: the caller's contract; `index` is `home`'s value.
+    unsafe { adopt_at(home, index, pool) }
+}
+
+/// [`adopt`] with `index`, a value of `home` the caller read while it
+/// owned the kept reference (so `home`'s value now: a referenced block
+/// is never detached).
+///
+/// # Safety
+/// As for [`adopt`].
+pub(crate) unsafe fn adopt_at<'a, T: BlockSlots>(
+    home: &'a AtomicU32,
+    index: u32,
+    pool: &Pool<'a, T>,
+) -> Option<BlockRef<'a, T>> {
     let block = pool.block(index)?;
     Some(BlockRef { block, home, index })
 }
