@@ -843,9 +843,11 @@ enum Path {
     Granted,
     /// An unlock granted the acquirer's own slot (visited last).
     GrantedOwnSlot,
-    /// An unlock scanned and found nobody (stale bit or lost race): freed.
+    /// An unlock scanned and found nobody (stale bit, lost race, or a
+    /// release with a kept reference, which goes straight to the scan): freed.
     FreedAfterScan,
-    /// An unlock saw an empty bitmap and freed at once (bitmap variant).
+    /// An unlock without a kept reference saw no block or an empty bitmap
+    /// and freed at once (bitmap variant).
     FreedNoMark,
     /// A fast path found the lock held and wrote nothing.
     FastSawHeld,

@@ -262,7 +262,8 @@ impl RonGrant {
     /// store.
     ///
     /// # Safety
-    /// As for [`release`](Self::release).
+    /// As for [`release`](Self::release); `index` is the value of the
+    /// lock's block index that the caller read while holding the lock.
     #[inline(never)]
     unsafe fn release_contended(&self, pool: &Pool<'_>, token: PlaceToken, index: u32) {
         // The lock's address only: once released, the lock may be gone.
