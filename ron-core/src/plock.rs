@@ -179,6 +179,27 @@ fn try_fast<const BITMAP: bool>(in_use: &impl TestAndSet) -> bool {
     in_use.try_take()
 }
 
+/// What a lock's block says of its waiters, for `RonGrant`'s unregistered
+/// looks (a snapshot: it steers, never decides ownership).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Queue {
+    /// The lock has no block: nobody is registered.
+    NoBlock,
+    /// The lock has a block, and no marked slot counts a waiter: at most
+    /// one slot is marked, and it is empty. A waiter that took the lock by
+    /// grant keeps the block (its kept reference) and leaves its slot's
+    /// bit set until the next release's scan clears it, so right after a
+    /// handover between two threads the lock looks like this; the
+    /// releaser, arriving again, would otherwise register behind the
+    /// grantee, be granted at its release, and so on: every acquisition a
+    /// handover (`docs/design.md`, "`RonGrant`: the releaser that arrives
+    /// again looks first").
+    Empty,
+    /// A waiter is registered (two marked slots or more, or one that
+    /// counts a waiter).
+    Formed,
+}
+
 /// Lost races after which `RonGrant`'s unregistered looks end and the
 /// waiter registers: a CAS that fails on an `in_use` it saw free means
 /// another thread took the lock first. The herd of unregistered looks
@@ -473,11 +494,18 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
                 first = false;
                 continue;
             }
-            if first && self.home.load(Ordering::Relaxed) == 0 {
-                // Nobody is registered (the lock has no block): a short
-                // wait ends here more often than not, without a slot.
-                // Relaxed above: a snapshot that only steers.
-                if self.look_unregistered(pool) {
+            if first {
+                // Nobody registered (no block, or a block whose only mark
+                // is the empty slot of the waiter that took the lock by
+                // grant): a short wait ends here more often than not,
+                // without a slot. Registering at once behind a lone
+                // grantee would make two threads hand the lock to each
+                // other at every release (`Queue::Empty`).
+                let queue = self.queue(pool);
+                if queue == Queue::Empty {
+                    crate::coverage::hit!("ron_grant.looks_beside_block");
+                }
+                if queue != Queue::Formed && self.look_unregistered(pool) {
                     return Some(PlaceToken::at(s));
                 }
             }
@@ -521,7 +549,7 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
     /// [`UNREGISTERED_LOST_RACES`]th lost race (a CAS that failed on an
     /// `in_use` they saw free): other threads wait too, and the grant
     /// hands over faster than a herd of TTAS looks; at a held look once
-    /// another waiter is registered (a marked slot in the lock's block):
+    /// another waiter is registered ([`Queue::Formed`]):
     /// the lock then goes by grant, never free, so no look of ours could
     /// take it before the registered waiters are served; and at the
     /// [`UNREGISTERED_HELD_LOOKS`]th held look in a row.
@@ -531,7 +559,7 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
         let mut held_in_a_row = 0;
         for _ in 0..crate::ron_raw::UNREGISTERED_LOOKS {
             if self.in_use.is_held() {
-                if self.queue_formed(pool) {
+                if self.queue(pool) == Queue::Formed {
                     crate::coverage::hit!("ron_grant.unregistered_saw_queue");
                     return false;
                 }
@@ -563,18 +591,21 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
         false
     }
 
-    /// Whether a waiter is registered in the lock's block now (a
-    /// snapshot that only steers the unregistered looks: a stale answer
-    /// either looks on or registers, both safe).
-    fn queue_formed(&self, pool: &Pool<'_>) -> bool {
+    /// What the lock's block says of its waiters now: a snapshot that
+    /// only steers the unregistered looks (a stale answer either looks on
+    /// or registers, both safe).
+    fn queue(&self, pool: &Pool<'_>) -> Queue {
         // Relaxed: steers only (above).
         let index = self.home.load(Ordering::Relaxed);
+        if index == 0 {
+            return Queue::NoBlock;
+        }
         // Read without a reference, as `release_in` does: blocks are
         // type-stable, and a stale answer only steers.
-        index != 0
-            && pool
-                .block(index)
-                .is_some_and(|b| b.slots().any_marked_within(pool::active_slots()))
+        match pool.block(index) {
+            Some(b) if b.slots().waiting_within(pool::active_slots()) => Queue::Formed,
+            _ => Queue::Empty,
+        }
     }
 
     /// One registered round in slot `s` of the lock's block (`room`, our

@@ -492,6 +492,32 @@ impl<const S: usize> SlotTable<S> {
         (0..n.min(S).div_ceil(64)).any(|k| self.bitmap_word(k).load(Ordering::SeqCst) != 0)
     }
 
+    /// Whether a waiter seems registered among the first `n` slots (a
+    /// snapshot): two marked slots or more, or one whose word counts a
+    /// waiter. A lone bit left by the waiter that took the lock (bits are
+    /// cleared lazily, by the next release's scan) does not count; with
+    /// more bits the slot words are not read (one may be stale too).
+    pub(crate) fn waiting_within(&self, n: usize) -> bool {
+        let n = n.min(S);
+        let mut lone = None;
+        for k in 0..n.div_ceil(64) {
+            // Relaxed: a snapshot that only steers (nobody decides
+            // ownership from it).
+            let mut bits = self.bitmap_word(k).load(Ordering::Relaxed);
+            if k * 64 + 64 > n {
+                bits &= (1u64 << (n - k * 64)) - 1;
+            }
+            if bits == 0 {
+                continue;
+            }
+            if lone.is_some() || bits & (bits - 1) != 0 {
+                return true;
+            }
+            lone = Some(k * 64 + bits.trailing_zeros() as usize);
+        }
+        lone.is_some_and(|t| !self.slot_empty(t))
+    }
+
     /// Grants the first slot with a registered waiter after `from` around the
     /// ring of the first `n` slots (`1 <= n <= S`; the others are never
     /// used; `from` itself last), by a linear scan of the slot words.
@@ -710,4 +736,32 @@ pub(crate) fn slot_hint_of(n: usize) -> usize {
     };
     #[cfg(not(loom))]
     crate::route::slot_of(crate::hint::current_cpu(), n)
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::SlotTable;
+
+    #[test]
+    fn waiting_within_passes_over_a_lone_taken_bit() {
+        let t = SlotTable::<128>::new();
+        assert!(!t.waiting_within(128), "no mark");
+        t.register::<true>(70);
+        assert!(
+            t.waiting_within(128),
+            "a lone mark whose slot counts a waiter"
+        );
+        // The waiter takes its slot's grant: its count drops, its bit stays.
+        assert!(t.grant(70));
+        let mut alone = true;
+        assert!(t.try_take_grant(70, &mut alone));
+        assert!(t.any_marked_within(128));
+        assert!(!t.waiting_within(128), "a lone mark on an empty slot");
+        // Two marks count as a queue (the slot words are not read).
+        t.register::<true>(3);
+        assert!(t.waiting_within(128));
+        // Only the first `n` slots are looked at: slot 3 and 70 lie beyond 3.
+        assert!(!t.waiting_within(3));
+        assert!(t.waiting_within(4));
+    }
 }

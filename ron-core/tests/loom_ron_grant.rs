@@ -3,7 +3,8 @@
 //! takes a grant, parking (the watch, a sleeper, the release's wake-up),
 //! a timed give-up, the unregistered look that loses a race and
 //! registers, the ones that find the lock held (with another waiter
-//! registered, or not), and the unregistered round of an exhausted pool.
+//! registered, or not), the looks of a thread that arrives again after
+//! granting the lock, and the unregistered round of an exhausted pool.
 //!
 //! Run: `RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p
 //! ron-core --release --test loom_ron_grant -- --nocapture` (the table of
@@ -32,7 +33,7 @@ use ron_core::ron_raw::pool::{Block, Pool};
 use ron_core::{RonGrant, coverage};
 
 /// Every path the models count, in the order of the table.
-const PATHS: [&str; 19] = [
+const PATHS: [&str; 20] = [
     "ron_grant.executions",
     "ron_grant.registered",
     "ron_grant.grant_taken",
@@ -44,6 +45,7 @@ const PATHS: [&str; 19] = [
     "ron_grant.unregistered_saw_queue",
     "ron_grant.unregistered_held",
     "ron_grant.unregistered_round",
+    "ron_grant.looks_beside_block",
     "ron_grant.gave_up",
     "nxt_ron.granted",
     "nxt_ron.banked",
@@ -146,6 +148,32 @@ fn unregistered_looks_end() {
             "ron_grant.unregistered_saw_queue",
             "ron_grant.unregistered_held",
             "ron_grant.registered",
+        ],
+    );
+}
+
+/// Two threads, one of them twice: the first holder's release grants the
+/// registered waiter, and the first holder, arriving again while the
+/// grantee holds the lock, finds a block whose only marked slot is the
+/// grantee's emptied one (`looks_beside_block`): nobody is registered,
+/// so it looks unregistered instead of registering behind the grantee.
+#[test]
+fn rearrival_after_a_grant_looks() {
+    run(
+        "rearrival_after_a_grant_looks",
+        Model {
+            blocks: 1,
+            locks: 1,
+            plan: &[&[(0, 0), (0, 0)], &[(0, 1)]],
+            cs_yields: 3,
+            preemptions: 2,
+            max_executions: None,
+        },
+        &[
+            "ron_grant.registered",
+            "ron_grant.grant_taken",
+            "nxt_ron.granted",
+            "ron_grant.looks_beside_block",
         ],
     );
 }
