@@ -186,14 +186,15 @@ enum Queue {
     /// The lock has no block: nobody is registered.
     NoBlock,
     /// The lock has a block, and no marked slot counts a waiter: at most
-    /// one slot is marked, and it is empty. A waiter that took the lock by
+    /// one slot is marked, and it is empty (or the index, read without a
+    /// reference, named no block). A waiter that took the lock by
     /// grant keeps the block (its kept reference) and leaves its slot's
     /// bit set until the next release's scan clears it, so right after a
     /// handover between two threads the lock looks like this; the
     /// releaser, arriving again, would otherwise register behind the
     /// grantee, be granted at its release, and so on: every acquisition a
-    /// handover (`docs/design.md`, "`RonGrant`: the releaser that arrives
-    /// again looks first").
+    /// handover (`docs/design.md`, `RonGrant`'s section, "The releaser that
+    /// arrives again looks first").
     Empty,
     /// A waiter is registered (two marked slots or more, or one that
     /// counts a waiter).
