@@ -64,7 +64,7 @@
 //! ## Which lock to pick
 //! | pick | when |
 //! |---|---|
-//! | [`RonGrant`] ([`RonMutex`]) | the default: 8 bytes, so a lock per object is fine; a load and a CAS to lock and a load and a store to unlock (all in its 8 bytes) when uncontended; when contended, nxtRON's grant hands the lock along the route to the next slot whose waiter spins on a CPU of its own; waiters on a shared CPU (or waiting over 1 ms) park on a futex. Measured against `RonRaw`, `NxtRon` and parking_lot: the README's "Which lock to pick" |
+//! | [`RonGrant`] ([`RonMutex`]) | the default: 8 bytes, so a lock per object is fine; a load and a CAS to lock (the CAS alone on a lock the thread has not met lately, such as one of many cold ones) and a load and a store to unlock (all in its 8 bytes) when uncontended; when contended, nxtRON's grant hands the lock along the route to the next slot whose waiter spins on a CPU of its own; waiters on a shared CPU (or waiting over 1 ms) park on a futex. Measured against `RonRaw`, `NxtRon` and parking_lot: the README's "Which lock to pick" |
 //! | [`RonRaw`] | the handover in the lock word, which a running waiter takes over from a preempted grantee: [`RonRw`]'s writers' queue, whose writers barge; as a mutex it runs level with `RonGrant` on 2 CPUs and below it on many cores |
 //! | [`RonPark`] (`std`) | waiters should sleep instead of spinning (services with many more threads than cores, CPU quotas); also the faster of the two for a hot lock on a one-L3 many-core machine, at 2304 bytes (measured: the README's "Which lock to pick") |
 //! | [`NxtRon`], [`RonTicket`] ([`NxtRonInline`], [`RonTicketInline`]) | you need a stated waiting bound with route order, and threads do not outnumber CPUs: 8 bytes, one slot per CPU from a process-wide pool while contended (the `Inline` forms keep `S` slots in the lock). When they do, `RonTicket`'s waiters whose CPU looks shared wait unqueued for their first millisecond, so it does not collapse (measured: the README's "Which lock to pick") |
@@ -173,6 +173,7 @@ mod futex;
 pub mod groups;
 pub mod hint;
 mod in_use;
+mod lately;
 pub mod plock;
 mod raw_impl;
 pub mod reader_table;

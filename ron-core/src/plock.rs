@@ -373,6 +373,27 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
         try_fast::<BITMAP>(&self.in_use)
     }
 
+    /// `RonGrant`'s fast path: [`try_fast`] at a lock this thread met
+    /// lately or while the thread is new (`lately`), a bare CAS elsewhere
+    /// (one request for a cold line).
+    #[inline]
+    pub(crate) fn try_fast_lately(&self) -> bool {
+        let key = self as *const Self as usize;
+        let won = if crate::lately::look_first(key) {
+            try_fast::<BITMAP>(&self.in_use)
+        } else if self.in_use.try_take() {
+            crate::lately::taken(key);
+            return true;
+        } else {
+            mark::<BITMAP>(Path::FastSawHeld);
+            false
+        };
+        if !won {
+            crate::lately::contended(key);
+        }
+        won
+    }
+
     /// The slow path in slot `s` (`< active_slots()`) with blocks from `pool`.
     #[cold]
     pub(crate) fn acquire_slow_in<'a, R: Relax>(

@@ -26,7 +26,7 @@
 //!
 //! | phase | what the waiter does | how long | what ends it |
 //! |---|---|---|---|
-//! | fast path | a load of `in_use`, and a CAS `false -> true` if it looked free | once | the lock, or on |
+//! | fast path | a load of `in_use`, and a CAS `false -> true` if it looked free; a bare CAS at a lock the thread has not met lately (neither the one it last found contended nor the one it last took by a bare CAS; never in a new thread's first 64 fast paths: `lately.rs`) | once | the lock, or on |
 //! | the first round's question | when the thread has no recent verdict on its CPU ([`relax`](crate::relax)): one timed yield | once | on |
 //! | shared round | while the thread's last yield showed its CPU shared: 10 looks at `in_use`, a yield after each, never registered; then parks | every round while the CPU looks shared | the lock (a free `in_use`) |
 //! | unregistered looks | TTAS looks at `in_use`, backoff doubling up to [`UNREGISTERED_PAUSE_MAX`](crate::ron_raw::UNREGISTERED_PAUSE_MAX) pauses | [`UNREGISTERED_LOOKS`](crate::ron_raw::UNREGISTERED_LOOKS), first round only, and only when nobody is registered (the lock has no block, or its block's only marked slot is empty: the bit of the waiter that took the lock by grant, which the next release clears) | the lock; on to register at a held look once another waiter is registered (the lock will go by grant, never free), after `UNREGISTERED_HELD_LOOKS` held looks in a row (a holder retaking the lock at once), at repeated lost races (CASes that failed on an `in_use` it saw free: other threads wait too; `UNREGISTERED_LOST_RACES`; both in `plock.rs`), or after the last look |
@@ -52,8 +52,9 @@
 //! 8 bytes: `in_use` (a word whose second bit records whether the owner
 //! kept its block reference for its release) and the index of a pooled
 //! block, held while the lock has registered or parked waiters.
-//! Uncontended: a load and a CAS to lock, a load (the block index) and a
-//! store to unlock. A handover writes the granted slot's line only, as
+//! Uncontended: a load and a CAS to lock (a CAS alone at a lock the
+//! thread has not met lately; both after a thread-local load, `lately.rs`),
+//! a load (the block index) and a store to unlock. A handover writes the granted slot's line only, as
 //! `NxtRon`'s ([`plock`](crate::plock), "What a handover costs"); a
 //! waiter's round costs two read-modify-writes of its slot word
 //! (registering, leaving or taking) and one of the block's reference count
@@ -128,7 +129,7 @@ impl RonGrant {
     /// Acquires the lock; a contended waiter waits in its slot from the CPU hint.
     #[inline]
     pub fn acquire(&self) -> PlaceToken {
-        if self.core.try_fast() {
+        if self.core.try_fast_lately() {
             return PlaceToken::NONE;
         }
         self.acquire_contended()
@@ -153,7 +154,7 @@ impl RonGrant {
     /// [`acquire_in`](Self::acquire_in) with blocks from `pool`. A lock
     /// must use one pool for its whole life, and the pool must outlive it.
     pub(crate) fn acquire_in_pool<'a>(&'a self, pool: &'a Pool<'a>, slot: usize) -> PlaceToken {
-        if self.core.try_fast() {
+        if self.core.try_fast_lately() {
             return PlaceToken::NONE;
         }
         self.wait(pool, slot % pool::active_slots(), SleepLimit::Never, || {
@@ -179,7 +180,7 @@ impl RonGrant {
     /// Takes the lock if it is free; never registers in a slot.
     #[inline]
     pub fn try_acquire(&self) -> Option<PlaceToken> {
-        self.core.try_fast().then_some(PlaceToken::NONE)
+        self.core.try_fast_lately().then_some(PlaceToken::NONE)
     }
 
     /// Tries to take the lock until `deadline`, waiting in the caller's
@@ -189,7 +190,7 @@ impl RonGrant {
     /// spins, or one sleep, apart).
     #[cfg(feature = "std")]
     pub fn try_acquire_until(&self, deadline: crate::timed::Deadline) -> Option<PlaceToken> {
-        if self.core.try_fast() {
+        if self.core.try_fast_lately() {
             return Some(PlaceToken::NONE);
         }
         let pool = pool::global();
@@ -220,7 +221,7 @@ impl RonGrant {
         slot: usize,
         keep_waiting: impl FnMut() -> bool,
     ) -> Option<PlaceToken> {
-        if self.core.try_fast() {
+        if self.core.try_fast_lately() {
             return Some(PlaceToken::NONE);
         }
         self.core.acquire_parking_in(
@@ -268,6 +269,9 @@ impl RonGrant {
     unsafe fn release_contended(&self, pool: &Pool<'_>, token: PlaceToken, index: u32) {
         // The lock's address only: once released, the lock may be gone.
         let key = &self.core as *const PooledPlock<true> as usize;
+        // The lock has (or lately had) waiters: this thread's next fast
+        // path on it looks first.
+        crate::lately::contended(key);
         // SAFETY: the caller holds the lock; `pool` is the lock's pool;
         // `index` is `home` as read while holding it.
         let freed_with_block = unsafe { self.core.release_in_at(pool, token, index) };

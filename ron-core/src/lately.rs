@@ -1,0 +1,130 @@
+//! Which locks this thread met lately: what [`RonGrant`]'s fast path
+//! asks before it CASes.
+//!
+//! A fast path that loads the lock word before its CAS leaves a held
+//! lock's line shared with the waiters that poll it, but it pays two
+//! requests for a cold line (a shared fetch, then the upgrade for the
+//! CAS). A bare CAS pays one, and takes the line from the waiters if the
+//! lock is held. So a thread looks first where it may meet waiters, and
+//! CASes at once where it has not been lately:
+//!
+//! | the thread's fast path | looks first? |
+//! |---|---|
+//! | one of its first `FRESH_LOOKS` (64) | yes: threads that start together often start on one lock |
+//! | at the lock it last found contended (a fast path that found it held or lost its CAS, or a release that found waiters) | yes |
+//! | at the lock it last took by a bare CAS | yes: a thread that takes one lock again and again may be barging past waiters that look unregistered, which leave no trace in the lock |
+//! | anywhere else | no: a bare CAS (a cold lock among many) |
+//!
+//! A wrong answer costs time only: ownership is the CAS either way.
+//! Measured in `docs/design.md` (`RonGrant`'s section, "The fast path
+//! CASes at once at a lock the thread has not met lately").
+//!
+//! [`RonGrant`]: crate::RonGrant
+
+/// Fast paths of a new thread that look first, wherever they are.
+#[cfg(all(feature = "std", not(any(loom, shuttle))))]
+pub(crate) const FRESH_LOOKS: u8 = 64;
+
+/// This thread's record.
+#[cfg(all(feature = "std", not(any(loom, shuttle))))]
+#[derive(Clone, Copy)]
+struct Recent {
+    /// The address of the lock this thread last found contended (0: none).
+    contended: usize,
+    /// The address of the lock this thread last took by a bare CAS.
+    taken: usize,
+    /// Fast paths left of the thread's first `FRESH_LOOKS`.
+    fresh: u8,
+}
+
+#[cfg(all(feature = "std", not(any(loom, shuttle))))]
+crate::sync::thread_local! {
+    /// This thread's record.
+    static RECENT: core::cell::Cell<Recent> = const {
+        core::cell::Cell::new(Recent { contended: 0, taken: 0, fresh: FRESH_LOOKS })
+    };
+}
+
+/// Whether this thread's fast path on the lock at `lock` should load the
+/// lock word before its CAS (the module's table). Always without `std`,
+/// and in the loom and shuttle models (no thread-local state there; the
+/// models check the protocol with the look).
+#[inline]
+pub(crate) fn look_first(lock: usize) -> bool {
+    #[cfg(all(feature = "std", not(any(loom, shuttle))))]
+    return RECENT.with(|recent| {
+        let r = recent.get();
+        if r.taken == lock || r.contended == lock {
+            return true;
+        }
+        if r.fresh == 0 {
+            return false;
+        }
+        recent.set(Recent {
+            fresh: r.fresh - 1,
+            ..r
+        });
+        true
+    });
+    #[cfg(not(all(feature = "std", not(any(loom, shuttle)))))]
+    {
+        let _ = lock;
+        true
+    }
+}
+
+/// Records that this thread found the lock at `lock` contended.
+#[inline]
+pub(crate) fn contended(lock: usize) {
+    #[cfg(all(feature = "std", not(any(loom, shuttle))))]
+    RECENT.with(|recent| {
+        recent.set(Recent {
+            contended: lock,
+            ..recent.get()
+        });
+    });
+    #[cfg(not(all(feature = "std", not(any(loom, shuttle)))))]
+    let _ = lock;
+}
+
+/// Records that this thread took the lock at `lock` by a bare CAS.
+#[inline]
+pub(crate) fn taken(lock: usize) {
+    #[cfg(all(feature = "std", not(any(loom, shuttle))))]
+    RECENT.with(|recent| {
+        recent.set(Recent {
+            taken: lock,
+            ..recent.get()
+        });
+    });
+    #[cfg(not(all(feature = "std", not(any(loom, shuttle)))))]
+    let _ = lock;
+}
+
+#[cfg(all(test, feature = "std", not(any(loom, shuttle, ron_vm))))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_thread_looks_first_while_fresh_then_only_at_its_last_contended_or_taken_lock() {
+        // A new thread: no lock found contended yet.
+        std::thread::spawn(|| {
+            let (a, b) = (0x1000, 0x2000);
+            for _ in 0..FRESH_LOOKS {
+                assert!(look_first(a), "a new thread's first fast paths look");
+            }
+            assert!(!look_first(a) && !look_first(b), "then a bare CAS");
+            contended(a);
+            assert!(look_first(a), "the lock last found contended");
+            assert!(!look_first(b), "any other lock");
+            taken(b);
+            assert!(look_first(b) && look_first(a), "and the lock last taken");
+            taken(0x3000);
+            assert!(!look_first(b) && look_first(a), "only the last taken");
+            contended(b);
+            assert!(look_first(b) && !look_first(a), "only the last contended");
+        })
+        .join()
+        .unwrap();
+    }
+}
