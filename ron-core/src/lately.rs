@@ -21,88 +21,100 @@
 //!
 //! [`RonGrant`]: crate::RonGrant
 
-/// Fast paths of a new thread that look first, wherever they are.
-#[cfg(all(feature = "std", not(any(loom, shuttle))))]
-pub(crate) const FRESH_LOOKS: u8 = 64;
+pub(crate) use record::{contended, look_first, taken};
 
-/// This thread's record.
+/// The record: a thread-local with `std`, outside the models.
 #[cfg(all(feature = "std", not(any(loom, shuttle))))]
-#[derive(Clone, Copy)]
-struct Recent {
-    /// The address of the lock this thread last found contended (0: none).
-    contended: usize,
-    /// The address of the lock this thread last took by a bare CAS.
-    taken: usize,
-    /// Fast paths left of the thread's first `FRESH_LOOKS`.
-    fresh: u8,
-}
+mod record {
+    use core::cell::Cell;
 
-#[cfg(all(feature = "std", not(any(loom, shuttle))))]
-crate::sync::thread_local! {
+    /// Fast paths of a new thread that look first, wherever they are.
+    pub(crate) const FRESH_LOOKS: u8 = 64;
+
     /// This thread's record.
-    static RECENT: core::cell::Cell<Recent> = const {
-        core::cell::Cell::new(Recent { contended: 0, taken: 0, fresh: FRESH_LOOKS })
-    };
-}
+    #[derive(Clone, Copy)]
+    struct Recent {
+        /// The address of the lock this thread last found contended (0: none).
+        contended: usize,
+        /// The address of the lock this thread last took by a bare CAS.
+        taken: usize,
+        /// Fast paths left of the thread's first `FRESH_LOOKS`.
+        fresh: u8,
+    }
 
-/// Whether this thread's fast path on the lock at `lock` should load the
-/// lock word before its CAS (the module's table). Always without `std`,
-/// and in the loom and shuttle models (no thread-local state there; the
-/// models check the protocol with the look).
-#[inline]
-pub(crate) fn look_first(lock: usize) -> bool {
-    #[cfg(all(feature = "std", not(any(loom, shuttle))))]
-    return RECENT.with(|recent| {
-        let r = recent.get();
-        if r.taken == lock || r.contended == lock {
-            return true;
-        }
-        if r.fresh == 0 {
-            return false;
-        }
-        recent.set(Recent {
-            fresh: r.fresh - 1,
-            ..r
+    crate::sync::thread_local! {
+        /// This thread's record.
+        static RECENT: Cell<Recent> = const {
+            Cell::new(Recent { contended: 0, taken: 0, fresh: FRESH_LOOKS })
+        };
+    }
+
+    /// Whether this thread's fast path on the lock at `lock` should load
+    /// the lock word before its CAS (the module's table).
+    #[inline]
+    pub(crate) fn look_first(lock: usize) -> bool {
+        RECENT.with(|recent| {
+            let r = recent.get();
+            if r.taken == lock || r.contended == lock {
+                return true;
+            }
+            if r.fresh == 0 {
+                return false;
+            }
+            recent.set(Recent {
+                fresh: r.fresh - 1,
+                ..r
+            });
+            true
+        })
+    }
+
+    /// Records that this thread found the lock at `lock` contended.
+    #[inline]
+    pub(crate) fn contended(lock: usize) {
+        RECENT.with(|r| {
+            r.set(Recent {
+                contended: lock,
+                ..r.get()
+            })
         });
-        true
-    });
-    #[cfg(not(all(feature = "std", not(any(loom, shuttle)))))]
-    {
-        let _ = lock;
-        true
+    }
+
+    /// Records that this thread took the lock at `lock` by a bare CAS.
+    #[inline]
+    pub(crate) fn taken(lock: usize) {
+        RECENT.with(|r| {
+            r.set(Recent {
+                taken: lock,
+                ..r.get()
+            })
+        });
     }
 }
 
-/// Records that this thread found the lock at `lock` contended.
-#[inline]
-pub(crate) fn contended(lock: usize) {
-    #[cfg(all(feature = "std", not(any(loom, shuttle))))]
-    RECENT.with(|recent| {
-        recent.set(Recent {
-            contended: lock,
-            ..recent.get()
-        });
-    });
-    #[cfg(not(all(feature = "std", not(any(loom, shuttle)))))]
-    let _ = lock;
-}
+/// Without `std`, and in the loom and shuttle models (no thread-local
+/// state there; the models check the protocol with the look): the fast
+/// path always looks first, and nothing is recorded.
+#[cfg(not(all(feature = "std", not(any(loom, shuttle)))))]
+mod record {
+    /// Always: look first.
+    #[inline]
+    pub(crate) fn look_first(_lock: usize) -> bool {
+        true
+    }
 
-/// Records that this thread took the lock at `lock` by a bare CAS.
-#[inline]
-pub(crate) fn taken(lock: usize) {
-    #[cfg(all(feature = "std", not(any(loom, shuttle))))]
-    RECENT.with(|recent| {
-        recent.set(Recent {
-            taken: lock,
-            ..recent.get()
-        });
-    });
-    #[cfg(not(all(feature = "std", not(any(loom, shuttle)))))]
-    let _ = lock;
+    /// Nothing to record.
+    #[inline]
+    pub(crate) fn contended(_lock: usize) {}
+
+    /// Nothing to record.
+    #[inline]
+    pub(crate) fn taken(_lock: usize) {}
 }
 
 #[cfg(all(test, feature = "std", not(any(loom, shuttle, ron_vm))))]
 mod tests {
+    use super::record::FRESH_LOOKS;
     use super::*;
 
     #[test]

@@ -26,7 +26,7 @@
 //!
 //! | phase | what the waiter does | how long | what ends it |
 //! |---|---|---|---|
-//! | fast path | a load of `in_use`, and a CAS `false -> true` if it looked free; a bare CAS at a lock the thread has not met lately (neither the one it last found contended nor the one it last took by a bare CAS; never in a new thread's first 64 fast paths: `lately.rs`) | once | the lock, or on |
+//! | fast path | a load of `in_use`, and a CAS `false -> true` if it looked free; the CAS alone at a lock the thread has not met lately (`lately.rs` says which) | once | the lock, or on |
 //! | the first round's question | when the thread has no recent verdict on its CPU ([`relax`](crate::relax)): one timed yield | once | on |
 //! | shared round | while the thread's last yield showed its CPU shared: 10 looks at `in_use`, a yield after each, never registered; then parks | every round while the CPU looks shared | the lock (a free `in_use`) |
 //! | unregistered looks | TTAS looks at `in_use`, backoff doubling up to [`UNREGISTERED_PAUSE_MAX`](crate::ron_raw::UNREGISTERED_PAUSE_MAX) pauses | [`UNREGISTERED_LOOKS`](crate::ron_raw::UNREGISTERED_LOOKS), first round only, and only when nobody is registered (the lock has no block, or its block's only marked slot is empty: the bit of the waiter that took the lock by grant, which the next release clears) | the lock; on to register at a held look once another waiter is registered (the lock will go by grant, never free), after `UNREGISTERED_HELD_LOOKS` held looks in a row (a holder retaking the lock at once), at repeated lost races (CASes that failed on an `in_use` it saw free: other threads wait too; `UNREGISTERED_LOST_RACES`; both in `plock.rs`), or after the last look |
@@ -52,10 +52,10 @@
 //! 8 bytes: `in_use` (a word whose second bit records whether the owner
 //! kept its block reference for its release) and the index of a pooled
 //! block, held while the lock has registered or parked waiters.
-//! Uncontended: a load and a CAS to lock (a CAS alone at a lock the
-//! thread has not met lately; both after a thread-local load, `lately.rs`),
-//! a load (the block index) and a store to unlock. A handover writes the granted slot's line only, as
-//! `NxtRon`'s ([`plock`](crate::plock), "What a handover costs"); a
+//! Uncontended: a load and a CAS to lock (the CAS alone at a lock the
+//! thread has not met lately; both after a thread-local load), a load
+//! (the block index) and a store to unlock. A handover writes the granted
+//! slot's line only, as `NxtRon`'s ([`plock`](crate::plock), "What a handover costs"); a
 //! waiter's round costs two read-modify-writes of its slot word
 //! (registering, leaving or taking) and one of the block's reference count
 //! (entering; one more when it leaves without the lock).
