@@ -1,5 +1,6 @@
 //! Which locks this thread met lately: what [`RonGrant`]'s fast path
-//! asks before it CASes.
+//! asks before it CASes (and its unregistered looks, whether they are
+//! among the thread's first: [`early_looks`]).
 //!
 //! A fast path that loads the lock word before its CAS leaves a held
 //! lock's line shared with the waiters that poll it, but it pays two
@@ -21,7 +22,7 @@
 //!
 //! [`RonGrant`]: crate::RonGrant
 
-pub(crate) use record::{contended, look_first, taken};
+pub(crate) use record::{contended, early_looks, look_first, taken};
 
 /// The record: a thread-local with `std`, outside the models.
 #[cfg(all(feature = "std", not(any(loom, shuttle))))]
@@ -31,6 +32,10 @@ mod record {
     /// Fast paths of a new thread that look first, wherever they are.
     pub(crate) const FRESH_LOOKS: u8 = 64;
 
+    /// A thread's first unregistered looks (one per wait that makes
+    /// them) that [`early_looks`] answers yes to.
+    pub(crate) const EARLY_LOOKS: u8 = 8;
+
     /// This thread's record.
     #[derive(Clone, Copy)]
     struct Recent {
@@ -38,14 +43,17 @@ mod record {
         contended: usize,
         /// The address of the lock this thread last took by a bare CAS.
         taken: usize,
-        /// Fast paths left of the thread's first `FRESH_LOOKS`.
+        /// Fast paths left of the thread's first `FRESH_LOOKS` (those
+        /// at neither lock above).
         fresh: u8,
+        /// Unregistered looks left of the thread's first `EARLY_LOOKS`.
+        early: u8,
     }
 
     crate::sync::thread_local! {
         /// This thread's record.
         static RECENT: Cell<Recent> = const {
-            Cell::new(Recent { contended: 0, taken: 0, fresh: FRESH_LOOKS })
+            Cell::new(Recent { contended: 0, taken: 0, fresh: FRESH_LOOKS, early: EARLY_LOOKS })
         };
     }
 
@@ -63,6 +71,23 @@ mod record {
             }
             recent.set(Recent {
                 fresh: r.fresh - 1,
+                ..r
+            });
+            true
+        })
+    }
+
+    /// Whether the unregistered looks this thread is about to make are
+    /// among its first `EARLY_LOOKS` (counts them).
+    #[inline]
+    pub(crate) fn early_looks() -> bool {
+        RECENT.with(|recent| {
+            let r = recent.get();
+            if r.early == 0 {
+                return false;
+            }
+            recent.set(Recent {
+                early: r.early - 1,
                 ..r
             });
             true
@@ -103,6 +128,12 @@ mod record {
         true
     }
 
+    /// Never: no thread is told apart.
+    #[inline]
+    pub(crate) fn early_looks() -> bool {
+        false
+    }
+
     /// Nothing to record.
     #[inline]
     pub(crate) fn contended(_lock: usize) {}
@@ -114,7 +145,7 @@ mod record {
 
 #[cfg(all(test, feature = "std", not(any(loom, shuttle, ron_vm))))]
 mod tests {
-    use super::record::FRESH_LOOKS;
+    use super::record::{EARLY_LOOKS, FRESH_LOOKS};
     use super::*;
 
     #[test]
@@ -135,6 +166,24 @@ mod tests {
             assert!(!look_first(b) && look_first(a), "only the last taken");
             contended(b);
             assert!(look_first(b) && !look_first(a), "only the last contended");
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn a_threads_first_unregistered_looks_are_early_whatever_its_fast_paths() {
+        std::thread::spawn(|| {
+            // A thread at one contended lock: its fast paths look first
+            // without counting as fresh ones.
+            contended(0x1000);
+            for _ in 0..2 * FRESH_LOOKS as usize {
+                assert!(look_first(0x1000));
+            }
+            for _ in 0..EARLY_LOOKS {
+                assert!(early_looks(), "the first unregistered looks are early");
+            }
+            assert!(!early_looks(), "then no longer");
         })
         .join()
         .unwrap();

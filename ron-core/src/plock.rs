@@ -225,6 +225,16 @@ const UNREGISTERED_HELD_LOOKS: u32 = 32;
 #[cfg(loom)]
 const UNREGISTERED_HELD_LOOKS: u32 = 1;
 
+/// [`UNREGISTERED_HELD_LOOKS`] for the first 8 waits of a thread that
+/// look unregistered ([`lately::early_looks`](crate::lately::early_looks)):
+/// threads that start together often start on one lock, where the first
+/// to register ends everybody's looks (the queue forms); with the full
+/// count every looker of such a start waited out its 32 held looks
+/// together. Later waits keep the full count, which 2 threads on 2 CPUs
+/// live on (measured: `docs/design.md`, "A thread's first looks end after
+/// 4 held looks").
+const EARLY_HELD_LOOKS: u32 = 4;
+
 /// Registers in slot `s` of `slots` and waits for its grant or a free
 /// `in_use`. If `relax` (or `on_wait`) panics, the waiter leaves its slot
 /// and, if that would strand a grant to it, takes the grant and calls
@@ -579,6 +589,11 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
         let mut pause = 1;
         let mut lost = 0;
         let mut held_in_a_row = 0;
+        let held_limit = if crate::lately::early_looks() {
+            EARLY_HELD_LOOKS
+        } else {
+            UNREGISTERED_HELD_LOOKS
+        };
         for _ in 0..crate::ron_raw::UNREGISTERED_LOOKS {
             if self.in_use.is_held() {
                 if self.queue(pool) == Queue::Formed {
@@ -586,7 +601,7 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
                     return false;
                 }
                 held_in_a_row += 1;
-                if held_in_a_row == UNREGISTERED_HELD_LOOKS {
+                if held_in_a_row >= held_limit {
                     crate::coverage::hit!("ron_grant.unregistered_held");
                     return false;
                 }
