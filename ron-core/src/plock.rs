@@ -584,7 +584,8 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
     /// another waiter is registered ([`Queue::Formed`]):
     /// the lock then goes by grant, never free, so no look of ours could
     /// take it before the registered waiters are served; and at the
-    /// [`UNREGISTERED_HELD_LOOKS`]th held look in a row.
+    /// [`UNREGISTERED_HELD_LOOKS`]th held look in a row (the
+    /// [`EARLY_HELD_LOOKS`]th in the thread's first such waits).
     fn look_unregistered(&self, pool: &Pool<'_>) -> bool {
         let mut pause = 1;
         let mut lost = 0;

@@ -88,8 +88,8 @@ const FAIR_SLEEP: core::time::Duration = core::time::Duration::from_nanos(1);
 /// checked every [`FAIR_CHECK_EVERY`] calls).
 ///
 /// Never without `std` (no clock) and under Miri; always under shuttle,
-/// and under loom when a model asks ([`loom_fair_turns`]), so that the
-/// models reach the handover to the watcher.
+/// and under loom when a model asks (`loom_fair_turns`, a `cfg(loom)`
+/// item), so that the models reach the handover to the watcher.
 #[inline]
 pub(crate) fn fair_turn_due() -> bool {
     #[cfg(all(feature = "std", not(loom), not(shuttle), not(miri)))]
@@ -119,7 +119,7 @@ pub(crate) fn fair_turn_due() -> bool {
 }
 
 /// Under loom: whether every release is a fair turn (see
-/// [`loom_fair_turns`]).
+/// `loom_fair_turns`).
 #[cfg(loom)]
 static LOOM_FAIR_TURNS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
