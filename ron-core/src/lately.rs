@@ -32,9 +32,9 @@ mod record {
     /// Fast paths of a new thread that look first, wherever they are.
     pub(crate) const FRESH_LOOKS: u8 = 64;
 
-    /// A thread's first unregistered looks (one per wait that makes
-    /// them) that [`early_looks`] answers yes to.
-    pub(crate) const EARLY_LOOKS: u8 = 8;
+    /// A thread's first waits that look unregistered, for which
+    /// [`early_looks`] answers yes.
+    pub(crate) const EARLY_WAITS: u8 = 8;
 
     /// This thread's record.
     #[derive(Clone, Copy)]
@@ -46,15 +46,29 @@ mod record {
         /// Fast paths left of the thread's first `FRESH_LOOKS` (those
         /// at neither lock above).
         fresh: u8,
-        /// Unregistered looks left of the thread's first `EARLY_LOOKS`.
+        /// Waits left of the thread's first `EARLY_WAITS`.
         early: u8,
     }
 
     crate::sync::thread_local! {
         /// This thread's record.
         static RECENT: Cell<Recent> = const {
-            Cell::new(Recent { contended: 0, taken: 0, fresh: FRESH_LOOKS, early: EARLY_LOOKS })
+            Cell::new(Recent { contended: 0, taken: 0, fresh: FRESH_LOOKS, early: EARLY_WAITS })
         };
+    }
+
+    /// Counts one off the countdown `left` picks in `recent`: whether it
+    /// had one left.
+    #[inline]
+    fn count_off(recent: &Cell<Recent>, left: impl FnOnce(&mut Recent) -> &mut u8) -> bool {
+        let mut r = recent.get();
+        let n = left(&mut r);
+        if *n == 0 {
+            return false;
+        }
+        *n -= 1;
+        recent.set(r);
+        true
     }
 
     /// Whether this thread's fast path on the lock at `lock` should load
@@ -63,35 +77,15 @@ mod record {
     pub(crate) fn look_first(lock: usize) -> bool {
         RECENT.with(|recent| {
             let r = recent.get();
-            if r.taken == lock || r.contended == lock {
-                return true;
-            }
-            if r.fresh == 0 {
-                return false;
-            }
-            recent.set(Recent {
-                fresh: r.fresh - 1,
-                ..r
-            });
-            true
+            r.taken == lock || r.contended == lock || count_off(recent, |r| &mut r.fresh)
         })
     }
 
-    /// Whether the unregistered looks this thread is about to make are
-    /// among its first `EARLY_LOOKS` (counts them).
+    /// Whether the wait about to look unregistered is one of this
+    /// thread's first `EARLY_WAITS` (counts it).
     #[inline]
     pub(crate) fn early_looks() -> bool {
-        RECENT.with(|recent| {
-            let r = recent.get();
-            if r.early == 0 {
-                return false;
-            }
-            recent.set(Recent {
-                early: r.early - 1,
-                ..r
-            });
-            true
-        })
+        RECENT.with(|recent| count_off(recent, |r| &mut r.early))
     }
 
     /// Records that this thread found the lock at `lock` contended.
@@ -145,7 +139,7 @@ mod record {
 
 #[cfg(all(test, feature = "std", not(any(loom, shuttle, ron_vm))))]
 mod tests {
-    use super::record::{EARLY_LOOKS, FRESH_LOOKS};
+    use super::record::{EARLY_WAITS, FRESH_LOOKS};
     use super::*;
 
     #[test]
@@ -180,7 +174,7 @@ mod tests {
             for _ in 0..2 * FRESH_LOOKS as usize {
                 assert!(look_first(0x1000));
             }
-            for _ in 0..EARLY_LOOKS {
+            for _ in 0..EARLY_WAITS {
                 assert!(early_looks(), "the first unregistered looks are early");
             }
             assert!(!early_looks(), "then no longer");

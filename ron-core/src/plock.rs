@@ -225,8 +225,8 @@ const UNREGISTERED_HELD_LOOKS: u32 = 32;
 #[cfg(loom)]
 const UNREGISTERED_HELD_LOOKS: u32 = 1;
 
-/// [`UNREGISTERED_HELD_LOOKS`] for the first 8 waits of a thread that
-/// look unregistered ([`lately::early_looks`](crate::lately::early_looks)):
+/// [`UNREGISTERED_HELD_LOOKS`] for a thread's first waits that look
+/// unregistered ([`lately::early_looks`](crate::lately::early_looks)):
 /// threads that start together often start on one lock, where the first
 /// to register ends everybody's looks (the queue forms); with the full
 /// count every looker of such a start waited out its 32 held looks
