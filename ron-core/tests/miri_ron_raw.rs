@@ -1,8 +1,9 @@
 //! A Miri workload for `RonRaw` that reaches every path of its protocol.
 //!
-//! `.ci/miri` runs it under several scheduler seeds; natively it runs in
-//! well under a second (`cargo test -p ron-core --release --test
-//! miri_ron_raw`), where it checks only exclusion and totals.
+//! `.ci/miri` runs it under one scheduler seed (`.ci/miri 2` or more: two);
+//! natively it runs in well under a second (`cargo test -p ron-core
+//! --release --test miri_ron_raw`), where it checks only exclusion and
+//! totals.
 //!
 //! Four threads share one lock; every critical section yields many times,
 //! so that under Miri's scheduler the others wait long enough to register,

@@ -3,7 +3,7 @@
 //! a biased one (readers in the visible-readers table, writers revoking).
 //! Miri reports a data race on the value if any ordering on the handover
 //! or the reader-publication path is too weak for the executions it runs
-//! (`.ci/miri` runs it under several scheduler seeds).
+//! (`.ci/miri` runs it under one scheduler seed, `.ci/miri N` under N).
 #![cfg(not(any(loom, shuttle)))]
 
 use std::cell::UnsafeCell;
