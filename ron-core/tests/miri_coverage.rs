@@ -2,7 +2,7 @@
 //! that go through their handover paths, with the path counts
 //! (`ron_core::coverage`).
 //!
-//! Run under Miri (`.ci/miri`, or `MIRIFLAGS="-Zmiri-permissive-provenance
+//! Run under Miri (`.ci/miri 2`, or `MIRIFLAGS="-Zmiri-permissive-provenance
 //! -Zmiri-ignore-leaks -Zmiri-many-seeds=0..4" cargo +nightly miri test -p
 //! ron-core --test miri_coverage -- --nocapture`). 4 threads x 6
 //! acquisitions, a critical section that yields 8 times (so the others
