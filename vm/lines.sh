@@ -12,7 +12,7 @@
 set -euo pipefail
 DATA=$(cd "${1:?usage: vm/lines.sh DATA_DIR [ACQUISITIONS]}" && pwd)
 ACQ=${2:-20000}
-LOCKS=ron-grant,ron-raw,ron-ticket,nxt-ron,ron-plock,mcs
+LOCKS=ron-grant,ron-raw,ron-ticket,nxt-ron,ron-plock,ron,mcs
 VM=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(dirname "$VM")
 OUT=$ROOT/docs/vm-lines.md
