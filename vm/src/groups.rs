@@ -282,6 +282,12 @@ fn split(m: &LatencyMatrix, set: &[usize]) -> Option<(Vec<usize>, Vec<usize>)> {
     (!a.is_empty() && !b.is_empty()).then_some((a, b))
 }
 
+/// Whether the matrix shows no hierarchy to route by: one L3 group
+/// ([`l3`]) and one socket ([`sockets`]), as on a mesh of cores.
+pub fn flat(m: &LatencyMatrix) -> bool {
+    l3(m).iter().all(|&g| g == 0) && sockets(m).iter().all(|&g| g == 0)
+}
+
 /// L3 groups (see the module docs); one group when no cut qualifies.
 pub fn l3(m: &LatencyMatrix) -> Vec<usize> {
     let n = m.n();

@@ -25,6 +25,23 @@ fn a_flat_machine_is_one_socket() {
 }
 
 #[test]
+fn only_a_machine_without_hierarchy_is_flat() {
+    let mesh = ron_topo::LatencyMatrix::from_fn(16, |a, b| {
+        if a == b {
+            0.0
+        } else {
+            50.0 + ((a * 7 + b * 13) % 5) as f64
+        }
+    })
+    .unwrap();
+    assert!(ron_vm_bench::groups::flat(&mesh));
+    assert!(!ron_vm_bench::groups::flat(&common::two_socket(16).matrix));
+    assert!(!ron_vm_bench::groups::flat(
+        &common::one_socket_chiplets(32, 8).matrix
+    ));
+}
+
+#[test]
 fn group_file_is_read_and_checked() {
     let vm = common::two_socket(4);
     let dir = std::env::temp_dir().join(format!("ron-vm-groups-{}", std::process::id()));
