@@ -14,7 +14,7 @@ use crate::workload::RunStats;
 use crate::workload::corunner::{CorunnerPolicy, CorunnerStats};
 
 /// The ratio helpers of the reports (defined in ron-stats).
-pub use ron_stats::{mean_sd, ratio, ratio_sd};
+pub use ron_stats::{mean_sd, ratio, ratio_sd, round_ratios};
 
 fn one() -> usize {
     1
@@ -148,6 +148,18 @@ pub struct BenchRow {
     /// Standard deviation of `vs_parking_lot`.
     #[serde(default)]
     pub vs_parking_lot_sd: Option<f64>,
+    /// Median over the rounds of this lock's run over parking_lot's run
+    /// of the same round (the repeats are rounds over the whole grid, so
+    /// the two runs are minutes apart at most and share the machine's
+    /// phase); `None` without parking_lot or with rows of unequal rounds.
+    #[serde(default)]
+    pub vs_parking_lot_median: Option<f64>,
+    /// Lowest per-round ratio of `vs_parking_lot_median`.
+    #[serde(default)]
+    pub vs_parking_lot_min: Option<f64>,
+    /// Highest per-round ratio of `vs_parking_lot_median`.
+    #[serde(default)]
+    pub vs_parking_lot_max: Option<f64>,
     /// Whether the final shared data matched the acquisition count, in
     /// every run.
     pub exclusion_ok: bool,
@@ -161,6 +173,9 @@ pub struct BenchRow {
     pub waiters: Option<f64>,
     /// Acquisitions per thread, all runs.
     pub per_thread: Vec<u64>,
+    /// `mlocks_per_s` of each run, in round order.
+    #[serde(default)]
+    pub runs_mlocks_per_s: Vec<f64>,
 }
 
 /// Where a point of a grid is: the identity of a [`BenchRow`] without its
@@ -235,10 +250,14 @@ impl BenchRow {
             best_peer: None,
             vs_parking_lot: None,
             vs_parking_lot_sd: None,
+            vs_parking_lot_median: None,
+            vs_parking_lot_min: None,
+            vs_parking_lot_max: None,
             exclusion_ok: runs.iter().all(|r| r.exclusion_ok),
             cs_data_ns: mean_of(runs, |r| r.cs_data_ns),
             waiters: mean_of(runs, |r| r.waiters),
             per_thread,
+            runs_mlocks_per_s: tput,
         }
     }
 }
@@ -286,11 +305,21 @@ pub fn add_ratios(rows: &mut [BenchRow], is_peer: impl Fn(&str) -> bool) {
             }
             _ => (None, None, None),
         };
-        (r.vs_parking_lot, r.vs_parking_lot_sd) =
-            match same.clone().find(|o| o.lock == "parking_lot") {
-                Some(p) => vs(p),
-                None => (None, None),
-            };
+        let parking_lot = same.clone().find(|o| o.lock == "parking_lot");
+        (r.vs_parking_lot, r.vs_parking_lot_sd) = match parking_lot {
+            Some(p) => vs(p),
+            None => (None, None),
+        };
+        let rounds =
+            parking_lot.and_then(|p| round_ratios(&r.runs_mlocks_per_s, &p.runs_mlocks_per_s));
+        (
+            r.vs_parking_lot_median,
+            r.vs_parking_lot_min,
+            r.vs_parking_lot_max,
+        ) = match rounds {
+            Some(x) => (Some(x.median), Some(x.min), Some(x.max)),
+            None => (None, None, None),
+        };
     }
 }
 
@@ -370,6 +399,50 @@ mod tests {
         assert_eq!(r.cpu_ns_per_lock, None);
         assert_eq!(r.cpu_per_wall, Some(0.5));
         assert_eq!(r.repeats, 2);
+    }
+
+    #[test]
+    fn per_round_ratios_pair_the_rounds() {
+        let reg = crate::registry::registry();
+        let row = |name: &str, counts: &[u64]| {
+            let lock = reg.iter().find(|e| e.name() == name).unwrap();
+            let id = PointId {
+                workload: "micro",
+                lock,
+                threads: 1,
+                ncs_ns: 0.0,
+                cs_lines: 1,
+                pinned: false,
+                seed: 1,
+            };
+            let runs: Vec<RunStats> = counts
+                .iter()
+                .map(|&c| RunStats {
+                    per_thread: vec![c * 1_000_000],
+                    elapsed_s: 1.0,
+                    exclusion_ok: true,
+                    ..RunStats::default()
+                })
+                .collect();
+            BenchRow::from_runs(&id, &runs)
+        };
+        // Round 1 ran slow for both locks, round 3 fast for both: the
+        // per-round ratios are 1.0, 0.5 and 1.0.
+        let mut rows = vec![row("ron-grant", &[2, 4, 8]), row("parking_lot", &[2, 8, 8])];
+        add_ratios(&mut rows, |n| n == "parking_lot");
+        let r = &rows[0];
+        assert_eq!(r.runs_mlocks_per_s, vec![2.0, 4.0, 8.0]);
+        assert_eq!(r.vs_parking_lot_median, Some(1.0));
+        assert_eq!(
+            (r.vs_parking_lot_min, r.vs_parking_lot_max),
+            (Some(0.5), Some(1.0))
+        );
+        // The ratio of the means weighs the fast round most.
+        assert_eq!(r.vs_parking_lot, Some(14.0 / 18.0));
+        // Rows of unequal rounds are not paired.
+        let mut rows = vec![row("ron-grant", &[2, 4]), row("parking_lot", &[2, 8, 8])];
+        add_ratios(&mut rows, |n| n == "parking_lot");
+        assert_eq!(rows[0].vs_parking_lot_median, None);
     }
 
     #[test]

@@ -18,5 +18,5 @@ pub mod ratio;
 pub mod rng;
 
 pub use metrics::{cv, fairness_factor, median, percentile, spearman};
-pub use ratio::{mean_sd, ratio, ratio_sd};
+pub use ratio::{RoundRatios, mean_sd, ratio, ratio_sd, round_ratios};
 pub use rng::SplitMix64;

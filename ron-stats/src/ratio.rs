@@ -52,3 +52,45 @@ pub fn ratio_sd(a: f64, sa: f64, b: f64, sb: f64) -> Option<f64> {
     }
     Some(r.abs() * ((sa / a).powi(2) + (sb / b).powi(2)).sqrt())
 }
+
+/// The median, lowest and highest of per-round ratios.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RoundRatios {
+    /// Median of `a[i] / b[i]` over the rounds.
+    pub median: f64,
+    /// Lowest of them.
+    pub min: f64,
+    /// Highest of them.
+    pub max: f64,
+}
+
+/// The ratios `a[i] / b[i]` of two series measured in the same rounds
+/// (round `i` of both side by side, so a slow phase of the machine
+/// weighs on both): their median, lowest and highest. `None` when the
+/// series differ in length, are empty, or some `b[i]` is not a positive
+/// finite number.
+///
+/// ```
+/// use ron_stats::round_ratios;
+/// let r = round_ratios(&[2.0, 1.0, 6.0], &[2.0, 2.0, 4.0]).unwrap();
+/// assert_eq!((r.median, r.min, r.max), (1.0, 0.5, 1.5));
+/// assert!(round_ratios(&[1.0], &[1.0, 2.0]).is_none());
+/// assert!(round_ratios(&[1.0], &[0.0]).is_none());
+/// ```
+pub fn round_ratios(a: &[f64], b: &[f64]) -> Option<RoundRatios> {
+    if a.len() != b.len() || a.is_empty() {
+        return None;
+    }
+    let mut r: Vec<f64> = a
+        .iter()
+        .zip(b)
+        .map(|(&x, &y)| ratio(x, y))
+        .collect::<Option<_>>()?;
+    let min = r.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = r.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    Some(RoundRatios {
+        median: crate::metrics::median(&mut r),
+        min,
+        max,
+    })
+}

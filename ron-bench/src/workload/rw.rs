@@ -26,7 +26,7 @@ use std::hint::black_box;
 use std::sync::Barrier;
 use std::time::Duration;
 
-use ron_stats::{SplitMix64, mean_sd, ratio, ratio_sd};
+use ron_stats::{SplitMix64, mean_sd, ratio, ratio_sd, round_ratios};
 use serde::{Deserialize, Serialize};
 
 use super::phase::{MEASURE, Phase, STOP};
@@ -493,6 +493,16 @@ pub struct RwRow {
     pub vs_parking_lot: Option<f64>,
     /// Standard deviation of `vs_parking_lot`.
     pub vs_parking_lot_sd: Option<f64>,
+    /// Median over the rounds of this lock's run over parking_lot's run of
+    /// the same round (as [`BenchRow`](crate::report::BenchRow)'s).
+    #[serde(default)]
+    pub vs_parking_lot_median: Option<f64>,
+    /// Lowest per-round ratio of `vs_parking_lot_median`.
+    #[serde(default)]
+    pub vs_parking_lot_min: Option<f64>,
+    /// Highest per-round ratio of `vs_parking_lot_median`.
+    #[serde(default)]
+    pub vs_parking_lot_max: Option<f64>,
     /// Busier half of the threads' share of the reads (0.5 = fair; `None`
     /// without reads).
     pub fairness_reads: Option<f64>,
@@ -508,6 +518,9 @@ pub struct RwRow {
     pub per_thread_reads: Vec<u64>,
     /// Writes per thread, all runs.
     pub per_thread_writes: Vec<u64>,
+    /// `mops_per_s` of each run, in round order.
+    #[serde(default)]
+    pub runs_mops_per_s: Vec<f64>,
 }
 
 impl RwRow {
@@ -554,12 +567,16 @@ impl RwRow {
             writes,
             vs_parking_lot: None,
             vs_parking_lot_sd: None,
+            vs_parking_lot_median: None,
+            vs_parking_lot_min: None,
+            vs_parking_lot_max: None,
             fairness_reads: (reads > 0).then(|| crate::metrics::fairness_factor(&pr)),
             fairness_writes: (writes > 0).then(|| crate::metrics::fairness_factor(&pw)),
             cpu_ns_per_op: cpu.and_then(|c| ratio(c * 1e9, total as f64)),
             exclusion_ok: runs.iter().all(|r| r.exclusion_ok),
             per_thread_reads: pr,
             per_thread_writes: pw,
+            runs_mops_per_s: tput,
         }
     }
 
@@ -572,7 +589,7 @@ impl RwRow {
     }
 }
 
-/// Fills `vs_parking_lot` (and its spread) of every row from the
+/// Fills `vs_parking_lot` (its spread, and the per-round ratios) of every row from the
 /// parking_lot row at the same point.
 pub fn add_ratios(rows: &mut [RwRow]) {
     let pl: Vec<RwRow> = rows
@@ -586,6 +603,10 @@ pub fn add_ratios(rows: &mut [RwRow]) {
             r.vs_parking_lot_sd =
                 ratio_sd(r.mops_per_s, r.mops_per_s_sd, p.mops_per_s, p.mops_per_s_sd)
                     .filter(|_| r.repeats > 1 && p.repeats > 1);
+            let rounds = round_ratios(&r.runs_mops_per_s, &p.runs_mops_per_s);
+            r.vs_parking_lot_median = rounds.map(|x| x.median);
+            r.vs_parking_lot_min = rounds.map(|x| x.min);
+            r.vs_parking_lot_max = rounds.map(|x| x.max);
         }
     }
 }

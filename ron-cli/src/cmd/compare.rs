@@ -81,6 +81,9 @@ pub fn read_rows(path: &Path) -> Result<Vec<BenchRow>, CliError> {
             best_peer: input::text(v, "best_peer"),
             vs_parking_lot: get("vs_parking_lot"),
             vs_parking_lot_sd: get("vs_parking_lot_sd"),
+            vs_parking_lot_median: get("vs_parking_lot_median"),
+            vs_parking_lot_min: get("vs_parking_lot_min"),
+            vs_parking_lot_max: get("vs_parking_lot_max"),
             exclusion_ok: v
                 .get("exclusion_ok")
                 .and_then(serde_json::Value::as_bool)
@@ -88,6 +91,11 @@ pub fn read_rows(path: &Path) -> Result<Vec<BenchRow>, CliError> {
             cs_data_ns: get("cs_data_ns"),
             waiters: get("waiters"),
             per_thread: Vec::new(),
+            runs_mlocks_per_s: v
+                .get("runs_mlocks_per_s")
+                .and_then(serde_json::Value::as_array)
+                .map(|a| a.iter().filter_map(serde_json::Value::as_f64).collect())
+                .unwrap_or_default(),
         });
     }
     if out.is_empty() {

@@ -31,7 +31,7 @@ fn o1(x: Option<f64>) -> String {
 }
 
 /// The CSV columns of lock-loop rows (JSON has these and `per_thread`).
-pub const BENCH_COLUMNS: [&str; 32] = [
+pub const BENCH_COLUMNS: [&str; 35] = [
     "workload",
     "lock",
     "threads",
@@ -61,6 +61,9 @@ pub const BENCH_COLUMNS: [&str; 32] = [
     "best_peer",
     "vs_parking_lot",
     "vs_parking_lot_sd",
+    "vs_parking_lot_median",
+    "vs_parking_lot_min",
+    "vs_parking_lot_max",
     "exclusion_ok",
     "cs_data_ns",
     "waiters",
@@ -101,6 +104,9 @@ pub fn bench(rows: &[BenchRow]) -> String {
                 r.best_peer.clone().unwrap_or_default(),
                 o(r.vs_parking_lot),
                 o(r.vs_parking_lot_sd),
+                o(r.vs_parking_lot_median),
+                o(r.vs_parking_lot_min),
+                o(r.vs_parking_lot_max),
                 r.exclusion_ok.to_string(),
                 o1(r.cs_data_ns),
                 o(r.waiters),
@@ -278,7 +284,7 @@ pub fn many_locks(rows: &[ManyLocksRow]) -> String {
 
 /// The CSV columns of reader-writer rows (JSON has these and the
 /// per-thread reads and writes).
-pub const RW_COLUMNS: [&str; 23] = [
+pub const RW_COLUMNS: [&str; 26] = [
     "workload",
     "lock",
     "threads",
@@ -298,6 +304,9 @@ pub const RW_COLUMNS: [&str; 23] = [
     "writes",
     "vs_parking_lot",
     "vs_parking_lot_sd",
+    "vs_parking_lot_median",
+    "vs_parking_lot_min",
+    "vs_parking_lot_max",
     "fairness_reads",
     "fairness_writes",
     "cpu_ns_per_op",
@@ -329,6 +338,9 @@ pub fn rw(rows: &[RwRow]) -> String {
                 r.writes.to_string(),
                 o(r.vs_parking_lot),
                 o(r.vs_parking_lot_sd),
+                o(r.vs_parking_lot_median),
+                o(r.vs_parking_lot_min),
+                o(r.vs_parking_lot_max),
                 o(r.fairness_reads),
                 o(r.fairness_writes),
                 o1(r.cpu_ns_per_op),

@@ -86,6 +86,15 @@ fn sd_cell(sd: f64, repeats: usize) -> String {
     }
 }
 
+/// A per-round ratio to parking_lot, `median (min-max)`; `-` without
+/// one, or with a single round (the ratio column has it then).
+fn rounds_cell(median: Option<f64>, min: Option<f64>, max: Option<f64>, repeats: usize) -> String {
+    match (median, min, max) {
+        (Some(m), Some(lo), Some(hi)) if repeats > 1 => format!("{m:.2} ({lo:.2}-{hi:.2})"),
+        _ => "-".into(),
+    }
+}
+
 /// The table of lock-loop rows (the columns are explained in the README).
 /// The `CS data ns` and `waiters` columns appear when some row has them
 /// (`ron-micro`); other rows show `-` there.
@@ -101,6 +110,7 @@ pub fn bench(rows: &[BenchRow]) -> String {
         "+- sd",
         "x best peer",
         "x parking_lot",
+        "x pl per round",
         "fairness",
         "cv",
         "p50 ns",
@@ -124,6 +134,12 @@ pub fn bench(rows: &[BenchRow]) -> String {
                 sd_cell(r.mlocks_per_s_sd, r.repeats),
                 opt(r.vs_best_peer, 2),
                 opt(r.vs_parking_lot, 2),
+                rounds_cell(
+                    r.vs_parking_lot_median,
+                    r.vs_parking_lot_min,
+                    r.vs_parking_lot_max,
+                    r.repeats,
+                ),
                 opt(r.fairness_factor, 3),
                 opt(r.cv, 3),
                 opt(r.p50_ns, 0),
@@ -295,6 +311,7 @@ pub fn rw(rows: &[RwRow]) -> String {
         "+- sd",
         "x parking_lot",
         "+- sd",
+        "x pl per round",
         "fair reads",
         "fair writes",
         "writes",
@@ -312,6 +329,12 @@ pub fn rw(rows: &[RwRow]) -> String {
                 sd_cell(r.mops_per_s_sd, r.repeats),
                 opt(r.vs_parking_lot, 2),
                 opt(r.vs_parking_lot_sd, 2),
+                rounds_cell(
+                    r.vs_parking_lot_median,
+                    r.vs_parking_lot_min,
+                    r.vs_parking_lot_max,
+                    r.repeats,
+                ),
                 opt(r.fairness_reads, 3),
                 opt(r.fairness_writes, 3),
                 r.writes.to_string(),
