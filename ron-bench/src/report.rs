@@ -148,18 +148,9 @@ pub struct BenchRow {
     /// Standard deviation of `vs_parking_lot`.
     #[serde(default)]
     pub vs_parking_lot_sd: Option<f64>,
-    /// Median over the rounds of this lock's run over parking_lot's run
-    /// of the same round (the repeats are rounds over the whole grid, so
-    /// the two runs are minutes apart at most and share the machine's
-    /// phase); `None` without parking_lot or with rows of unequal rounds.
-    #[serde(default)]
-    pub vs_parking_lot_median: Option<f64>,
-    /// Lowest per-round ratio of `vs_parking_lot_median`.
-    #[serde(default)]
-    pub vs_parking_lot_min: Option<f64>,
-    /// Highest per-round ratio of `vs_parking_lot_median`.
-    #[serde(default)]
-    pub vs_parking_lot_max: Option<f64>,
+    /// The ratio to parking_lot round by round.
+    #[serde(flatten)]
+    pub per_round: PerRound,
     /// Whether the final shared data matched the acquisition count, in
     /// every run.
     pub exclusion_ok: bool,
@@ -176,6 +167,39 @@ pub struct BenchRow {
     /// `mlocks_per_s` of each run, in round order.
     #[serde(default)]
     pub runs_mlocks_per_s: Vec<f64>,
+}
+
+/// A row's ratio to parking_lot round by round: its run over parking_lot's
+/// run of the same round (the repeats are rounds over the whole grid, so
+/// the two runs are seconds apart and share the machine's phase), over
+/// the rounds. All `None` without parking_lot, or with rows of unequal
+/// rounds.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Default)]
+pub struct PerRound {
+    /// Median of the per-round ratios.
+    #[serde(default)]
+    pub vs_parking_lot_median: Option<f64>,
+    /// Lowest of them.
+    #[serde(default)]
+    pub vs_parking_lot_min: Option<f64>,
+    /// Highest of them.
+    #[serde(default)]
+    pub vs_parking_lot_max: Option<f64>,
+}
+
+impl PerRound {
+    /// From a row's runs and parking_lot's at the same point, each in
+    /// round order.
+    pub fn of(runs: &[f64], parking_lot: &[f64]) -> PerRound {
+        match round_ratios(runs, parking_lot) {
+            Some(x) => PerRound {
+                vs_parking_lot_median: Some(x.median),
+                vs_parking_lot_min: Some(x.min),
+                vs_parking_lot_max: Some(x.max),
+            },
+            None => PerRound::default(),
+        }
+    }
 }
 
 /// Where a point of a grid is: the identity of a [`BenchRow`] without its
@@ -250,9 +274,7 @@ impl BenchRow {
             best_peer: None,
             vs_parking_lot: None,
             vs_parking_lot_sd: None,
-            vs_parking_lot_median: None,
-            vs_parking_lot_min: None,
-            vs_parking_lot_max: None,
+            per_round: PerRound::default(),
             exclusion_ok: runs.iter().all(|r| r.exclusion_ok),
             cs_data_ns: mean_of(runs, |r| r.cs_data_ns),
             waiters: mean_of(runs, |r| r.waiters),
@@ -310,16 +332,9 @@ pub fn add_ratios(rows: &mut [BenchRow], is_peer: impl Fn(&str) -> bool) {
             Some(p) => vs(p),
             None => (None, None),
         };
-        let rounds =
-            parking_lot.and_then(|p| round_ratios(&r.runs_mlocks_per_s, &p.runs_mlocks_per_s));
-        (
-            r.vs_parking_lot_median,
-            r.vs_parking_lot_min,
-            r.vs_parking_lot_max,
-        ) = match rounds {
-            Some(x) => (Some(x.median), Some(x.min), Some(x.max)),
-            None => (None, None, None),
-        };
+        r.per_round = parking_lot
+            .map(|p| PerRound::of(&r.runs_mlocks_per_s, &p.runs_mlocks_per_s))
+            .unwrap_or_default();
     }
 }
 
@@ -432,9 +447,12 @@ mod tests {
         add_ratios(&mut rows, |n| n == "parking_lot");
         let r = &rows[0];
         assert_eq!(r.runs_mlocks_per_s, vec![2.0, 4.0, 8.0]);
-        assert_eq!(r.vs_parking_lot_median, Some(1.0));
+        assert_eq!(r.per_round.vs_parking_lot_median, Some(1.0));
         assert_eq!(
-            (r.vs_parking_lot_min, r.vs_parking_lot_max),
+            (
+                r.per_round.vs_parking_lot_min,
+                r.per_round.vs_parking_lot_max
+            ),
             (Some(0.5), Some(1.0))
         );
         // The ratio of the means weighs the fast round most.
@@ -442,7 +460,7 @@ mod tests {
         // Rows of unequal rounds are not paired.
         let mut rows = vec![row("ron-grant", &[2, 4]), row("parking_lot", &[2, 8, 8])];
         add_ratios(&mut rows, |n| n == "parking_lot");
-        assert_eq!(rows[0].vs_parking_lot_median, None);
+        assert_eq!(rows[0].per_round, PerRound::default());
     }
 
     #[test]

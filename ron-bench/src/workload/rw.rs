@@ -26,7 +26,7 @@ use std::hint::black_box;
 use std::sync::Barrier;
 use std::time::Duration;
 
-use ron_stats::{SplitMix64, mean_sd, ratio, ratio_sd, round_ratios};
+use ron_stats::{SplitMix64, mean_sd, ratio, ratio_sd};
 use serde::{Deserialize, Serialize};
 
 use super::phase::{MEASURE, Phase, STOP};
@@ -35,6 +35,7 @@ use crate::error::BenchError;
 use crate::limits;
 use crate::names::name_key;
 use crate::pin::{self, Pinning};
+use crate::report::PerRound;
 use crate::workload::LoopConfig;
 
 /// Keys of the `rw-map` workload's map.
@@ -493,16 +494,9 @@ pub struct RwRow {
     pub vs_parking_lot: Option<f64>,
     /// Standard deviation of `vs_parking_lot`.
     pub vs_parking_lot_sd: Option<f64>,
-    /// Median over the rounds of this lock's run over parking_lot's run of
-    /// the same round (as [`BenchRow`](crate::report::BenchRow)'s).
-    #[serde(default)]
-    pub vs_parking_lot_median: Option<f64>,
-    /// Lowest per-round ratio of `vs_parking_lot_median`.
-    #[serde(default)]
-    pub vs_parking_lot_min: Option<f64>,
-    /// Highest per-round ratio of `vs_parking_lot_median`.
-    #[serde(default)]
-    pub vs_parking_lot_max: Option<f64>,
+    /// The ratio to parking_lot round by round.
+    #[serde(flatten)]
+    pub per_round: PerRound,
     /// Busier half of the threads' share of the reads (0.5 = fair; `None`
     /// without reads).
     pub fairness_reads: Option<f64>,
@@ -567,9 +561,7 @@ impl RwRow {
             writes,
             vs_parking_lot: None,
             vs_parking_lot_sd: None,
-            vs_parking_lot_median: None,
-            vs_parking_lot_min: None,
-            vs_parking_lot_max: None,
+            per_round: PerRound::default(),
             fairness_reads: (reads > 0).then(|| crate::metrics::fairness_factor(&pr)),
             fairness_writes: (writes > 0).then(|| crate::metrics::fairness_factor(&pw)),
             cpu_ns_per_op: cpu.and_then(|c| ratio(c * 1e9, total as f64)),
@@ -603,10 +595,7 @@ pub fn add_ratios(rows: &mut [RwRow]) {
             r.vs_parking_lot_sd =
                 ratio_sd(r.mops_per_s, r.mops_per_s_sd, p.mops_per_s, p.mops_per_s_sd)
                     .filter(|_| r.repeats > 1 && p.repeats > 1);
-            let rounds = round_ratios(&r.runs_mops_per_s, &p.runs_mops_per_s);
-            r.vs_parking_lot_median = rounds.map(|x| x.median);
-            r.vs_parking_lot_min = rounds.map(|x| x.min);
-            r.vs_parking_lot_max = rounds.map(|x| x.max);
+            r.per_round = PerRound::of(&r.runs_mops_per_s, &p.runs_mops_per_s);
         }
     }
 }

@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ron_bench::report::BenchRow;
+use ron_bench::report::{BenchRow, PerRound};
 
 use crate::error::{CliError, CliResult};
 use crate::input;
@@ -81,9 +81,11 @@ pub fn read_rows(path: &Path) -> Result<Vec<BenchRow>, CliError> {
             best_peer: input::text(v, "best_peer"),
             vs_parking_lot: get("vs_parking_lot"),
             vs_parking_lot_sd: get("vs_parking_lot_sd"),
-            vs_parking_lot_median: get("vs_parking_lot_median"),
-            vs_parking_lot_min: get("vs_parking_lot_min"),
-            vs_parking_lot_max: get("vs_parking_lot_max"),
+            per_round: PerRound {
+                vs_parking_lot_median: get("vs_parking_lot_median"),
+                vs_parking_lot_min: get("vs_parking_lot_min"),
+                vs_parking_lot_max: get("vs_parking_lot_max"),
+            },
             exclusion_ok: v
                 .get("exclusion_ok")
                 .and_then(serde_json::Value::as_bool)

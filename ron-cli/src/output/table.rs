@@ -1,7 +1,7 @@
 //! The human format: aligned Markdown tables (numeric columns
 //! right-aligned), one renderer per kind of result.
 
-use ron_bench::report::{BenchRow, CorunnerRow};
+use ron_bench::report::{BenchRow, CorunnerRow, PerRound};
 use ron_bench::workload::many_locks::ManyLocksRow;
 use ron_bench::workload::rw::RwRow;
 
@@ -88,8 +88,12 @@ fn sd_cell(sd: f64, repeats: usize) -> String {
 
 /// A per-round ratio to parking_lot, `median (min-max)`; `-` without
 /// one, or with a single round (the ratio column has it then).
-fn rounds_cell(median: Option<f64>, min: Option<f64>, max: Option<f64>, repeats: usize) -> String {
-    match (median, min, max) {
+fn rounds_cell(p: &PerRound, repeats: usize) -> String {
+    match (
+        p.vs_parking_lot_median,
+        p.vs_parking_lot_min,
+        p.vs_parking_lot_max,
+    ) {
         (Some(m), Some(lo), Some(hi)) if repeats > 1 => format!("{m:.2} ({lo:.2}-{hi:.2})"),
         _ => "-".into(),
     }
@@ -134,12 +138,7 @@ pub fn bench(rows: &[BenchRow]) -> String {
                 sd_cell(r.mlocks_per_s_sd, r.repeats),
                 opt(r.vs_best_peer, 2),
                 opt(r.vs_parking_lot, 2),
-                rounds_cell(
-                    r.vs_parking_lot_median,
-                    r.vs_parking_lot_min,
-                    r.vs_parking_lot_max,
-                    r.repeats,
-                ),
+                rounds_cell(&r.per_round, r.repeats),
                 opt(r.fairness_factor, 3),
                 opt(r.cv, 3),
                 opt(r.p50_ns, 0),
@@ -329,12 +328,7 @@ pub fn rw(rows: &[RwRow]) -> String {
                 sd_cell(r.mops_per_s_sd, r.repeats),
                 opt(r.vs_parking_lot, 2),
                 opt(r.vs_parking_lot_sd, 2),
-                rounds_cell(
-                    r.vs_parking_lot_median,
-                    r.vs_parking_lot_min,
-                    r.vs_parking_lot_max,
-                    r.repeats,
-                ),
+                rounds_cell(&r.per_round, r.repeats),
                 opt(r.fairness_reads, 3),
                 opt(r.fairness_writes, 3),
                 r.writes.to_string(),

@@ -179,16 +179,6 @@ const LOCKS: &[&str] = &[
 ];
 /// The non-RON locks.
 const OTHERS: &[&str] = &["ttas", "ticket", "mcs", "cna", "cbo-mcs", "fsl"];
-/// The RON locks other than the default.
-const OTHER_RON: &[&str] = &[
-    "ron-raw",
-    "ron-inline",
-    "nxt-ron",
-    "ron-ticket",
-    "ron-plock",
-    "ron",
-    "sh-ron",
-];
 /// Recorded machines whose cores sit on one mesh (no chiplet or socket
 /// hierarchy to route by). A matrix not named here or in [`HIERARCHICAL`]
 /// counts as a mesh when the VM finds one L3 group and one socket in it
@@ -524,6 +514,12 @@ fn targets(ms: &[Machine], s: &mut String) {
          |---|---|---|---|---|---|---|---|---|---|\n",
     );
     let mut n = Tally::default();
+    // The RON locks other than the default.
+    let other_ron: Vec<&str> = LOCKS
+        .iter()
+        .copied()
+        .filter(|l| *l != DEFAULT && !OTHERS.contains(l))
+        .collect();
     for m in ms {
         let t = m.n;
         let mesh = m.mesh;
@@ -534,7 +530,7 @@ fn targets(ms: &[Machine], s: &mut String) {
             let v = r.med();
             let mcs = best_any_policy(m, &["mcs"], t, ncs);
             let base = best_any_policy(m, OTHERS, t, ncs);
-            let ron = best_any_policy(m, OTHER_RON, t, ncs);
+            let ron = best_any_policy(m, &other_ron, t, ncs);
             let all: Vec<&str> = LOCKS.iter().copied().filter(|l| *l != DEFAULT).collect();
             let any = best_any_policy(m, &all, t, ncs);
             let rel = |b: Option<(&str, &str, f64)>| b.map(|(_, _, x)| v / x).unwrap_or(f64::NAN);
