@@ -265,8 +265,9 @@ fn summary(rows: &[BenchRow]) -> String {
         )
         .filter(|_| a.repeats > 1 && b.repeats > 1)
         .map_or_else(String::new, |s| format!(" +- {s:.2}"));
+        let rounds = per_round_note(&a.runs_mlocks_per_s, &b.runs_mlocks_per_s);
         out.push_str(&format!(
-            "  {t} thread{}, nCS {ncs:.0} ns{}: {} ran {r:.2}{sd} times as fast as {} ({what})\n",
+            "  {t} thread{}, nCS {ncs:.0} ns{}: {} ran {r:.2}{sd} times as fast as {} ({what}{rounds})\n",
             if t == 1 { "" } else { "s" },
             if w == "micro" {
                 String::new()
@@ -281,7 +282,18 @@ fn summary(rows: &[BenchRow]) -> String {
         out
     } else {
         format!(
-            "Summary: at each point the fastest RON lock against the fastest peer (a faster baseline shows in `x best peer`), mean +- standard deviation over the runs:\n{out}"
+            "Summary: at each point the fastest RON lock against the fastest peer (a faster baseline shows in `x best peer`): the ratio of the mean rates +- its standard deviation, and with several rounds the median (lowest-highest) of the per-round ratios:\n{out}"
         )
+    }
+}
+
+/// `"; per round M (LO-HI)"`: the median, lowest and highest of the
+/// per-round ratios of two rows' runs (empty with one round).
+pub(super) fn per_round_note(a: &[f64], b: &[f64]) -> String {
+    match ron_stats::round_ratios(a, b) {
+        Some(x) if a.len() > 1 => {
+            format!("; per round {:.2} ({:.2}-{:.2})", x.median, x.min, x.max)
+        }
+        _ => String::new(),
     }
 }

@@ -133,27 +133,39 @@ pub(super) fn run(args: &Args, duration: Duration, warmup: Duration) -> CliResul
 }
 
 /// The closing lines: ron-rw against parking_lot at each point, mean +-
-/// standard deviation of the ratio.
+/// standard deviation of the ratio, and the per-round ratios' median and
+/// range.
 fn summary(rows: &[RwRow]) -> String {
     let mut out = String::new();
     for r in rows.iter().filter(|r| r.lock == "ron-rw") {
         let Some(x) = r.vs_parking_lot else { continue };
+        let rounds = rows
+            .iter()
+            .find(|p| p.lock == "parking_lot" && p.same_point(r))
+            .map_or_else(String::new, |p| {
+                super::loops::per_round_note(&r.runs_mops_per_s, &p.runs_mops_per_s)
+            });
         let sd = r
             .vs_parking_lot_sd
             .map_or_else(String::new, |s| format!(" +- {s:.2}"));
         out.push_str(&format!(
-            "  {} thread{}, {} % reads, nCS {:.0} ns: ron-rw ran {x:.2}{sd} times as fast as parking_lot\n",
+            "  {} thread{}, {} % reads, nCS {:.0} ns: ron-rw ran {x:.2}{sd} times as fast as parking_lot{}\n",
             r.threads,
             if r.threads == 1 { "" } else { "s" },
             r.read_pct,
             r.ncs_ns,
+            if rounds.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", &rounds[2..])
+            },
         ));
     }
     if out.is_empty() {
         out
     } else {
         format!(
-            "Summary: ron-rw against parking_lot's RwLock at each point, mean +- standard deviation over the runs:\n{out}"
+            "Summary: ron-rw against parking_lot's RwLock at each point: the ratio of the mean rates +- its standard deviation, and with several rounds the median (lowest-highest) of the per-round ratios:\n{out}"
         )
     }
 }
