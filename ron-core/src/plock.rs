@@ -213,6 +213,21 @@ const UNREGISTERED_LOST_RACES: u32 = 2;
 #[cfg(loom)]
 const UNREGISTERED_LOST_RACES: u32 = 1;
 
+/// Pauses between the first two of `RonGrant`'s unregistered looks, past
+/// a thread's first waits (`lately::early_looks`, which start at 1 so
+/// that threads that start together on one lock queue at once); the
+/// backoff doubles from there up to [`UNREGISTERED_LONGEST_PAUSE`]. A look
+/// reads the lock's line, which the holder then fetches back for its
+/// next CAS: with two threads on two CPUs in a bare lock-unlock loop,
+/// looks 1, 2, 4 and 8 pauses apart cost the holder a miss each and ran
+/// the pair at 0.41-0.59x parking_lot, 1.05-1.24x with this (measured:
+/// `docs/design.md`, "The unregistered looks start 16 pauses apart").
+const UNREGISTERED_FIRST_PAUSE: u32 = 16;
+
+/// Longest backoff (pauses between two looks) of `RonGrant`'s
+/// unregistered looks (`RonRaw`'s is [`UNREGISTERED_PAUSE_MAX`](crate::ron_raw::UNREGISTERED_PAUSE_MAX)).
+const UNREGISTERED_LONGEST_PAUSE: u32 = 32;
+
 /// Looks in a row that found `RonGrant`'s lock held after which its
 /// unregistered looks end and the waiter registers: a holder that takes
 /// the lock again at once keeps it from lookers, who never see it free,
@@ -575,8 +590,9 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
     }
 
     /// The first round's unregistered looks
-    /// ([`UNREGISTERED_LOOKS`](crate::ron_raw::UNREGISTERED_LOOKS) TTAS looks at `in_use`, backoff doubling up to
-    /// [`UNREGISTERED_PAUSE_MAX`](crate::ron_raw::UNREGISTERED_PAUSE_MAX)
+    /// ([`UNREGISTERED_LOOKS`](crate::ron_raw::UNREGISTERED_LOOKS) TTAS looks at `in_use`, backoff doubling from
+    /// 1 pause in the thread's first waits, else from
+    /// [`UNREGISTERED_FIRST_PAUSE`], up to [`UNREGISTERED_LONGEST_PAUSE`]
     /// pauses): whether they took the lock. They end early at the
     /// [`UNREGISTERED_LOST_RACES`]th lost race (a CAS that failed on an
     /// `in_use` they saw free): other threads wait too, and the grant
@@ -587,10 +603,11 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
     /// [`UNREGISTERED_HELD_LOOKS`]th held look in a row (the
     /// [`EARLY_HELD_LOOKS`]th in the thread's first such waits).
     fn look_unregistered(&self, pool: &Pool<'_>) -> bool {
-        let mut pause = 1;
+        let early = crate::lately::early_looks();
+        let mut pause = if early { 1 } else { UNREGISTERED_FIRST_PAUSE };
         let mut lost = 0;
         let mut held_in_a_row = 0;
-        let held_limit = if crate::lately::early_looks() {
+        let held_limit = if early {
             EARLY_HELD_LOOKS
         } else {
             UNREGISTERED_HELD_LOOKS
@@ -609,7 +626,7 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
                 for _ in 0..pause {
                     crate::sync::spin_loop();
                 }
-                pause = (pause * 2).min(crate::ron_raw::UNREGISTERED_PAUSE_MAX);
+                pause = (pause * 2).min(UNREGISTERED_LONGEST_PAUSE);
                 continue;
             }
             held_in_a_row = 0;
