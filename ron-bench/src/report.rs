@@ -14,7 +14,7 @@ use crate::workload::RunStats;
 use crate::workload::corunner::{CorunnerPolicy, CorunnerStats};
 
 /// The ratio helpers of the reports (defined in ron-stats).
-pub use ron_stats::{mean_sd, ratio, ratio_sd, round_ratios};
+pub use ron_stats::{RoundRatios, mean_sd, ratio, ratio_sd, round_ratios};
 
 fn one() -> usize {
     1
@@ -199,6 +199,15 @@ impl PerRound {
             },
             None => PerRound::default(),
         }
+    }
+
+    /// The three together, when all are there.
+    pub fn ratios(&self) -> Option<RoundRatios> {
+        Some(RoundRatios {
+            median: self.vs_parking_lot_median?,
+            min: self.vs_parking_lot_min?,
+            max: self.vs_parking_lot_max?,
+        })
     }
 }
 

@@ -219,9 +219,10 @@ const UNREGISTERED_LOST_RACES: u32 = 1;
 /// backoff doubles from there up to [`UNREGISTERED_LONGEST_PAUSE`]. A look
 /// reads the lock's line, which the holder then fetches back for its
 /// next CAS: with two threads on two CPUs in a bare lock-unlock loop,
-/// looks 1, 2, 4 and 8 pauses apart cost the holder a miss each and ran
-/// the pair at 0.41-0.59x parking_lot, 1.05-1.24x with this (measured:
-/// `docs/design.md`, "The unregistered looks start 16 pauses apart").
+/// looks 1, 2, 4 and 8 pauses apart cost the holder a miss each, and the
+/// pair ran at about half parking_lot's rate (measured, with the other
+/// starts tried: `docs/design.md`, "The unregistered looks start 16
+/// pauses apart").
 const UNREGISTERED_FIRST_PAUSE: u32 = 16;
 
 /// Longest backoff (pauses between two looks) of `RonGrant`'s

@@ -53,7 +53,13 @@ pub fn ratio_sd(a: f64, sa: f64, b: f64, sb: f64) -> Option<f64> {
     Some(r.abs() * ((sa / a).powi(2) + (sb / b).powi(2)).sqrt())
 }
 
-/// The median, lowest and highest of per-round ratios.
+/// The median, lowest and highest of per-round ratios; shown as
+/// `median (lowest-highest)`, two decimals each.
+///
+/// ```
+/// let r = ron_stats::round_ratios(&[2.0, 1.0, 6.0], &[2.0, 2.0, 4.0]).unwrap();
+/// assert_eq!(r.to_string(), "1.00 (0.50-1.50)");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RoundRatios {
     /// Median of `a[i] / b[i]` over the rounds.
@@ -62,6 +68,12 @@ pub struct RoundRatios {
     pub min: f64,
     /// Highest of them.
     pub max: f64,
+}
+
+impl core::fmt::Display for RoundRatios {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{:.2} ({:.2}-{:.2})", self.median, self.min, self.max)
+    }
 }
 
 /// The ratios `a[i] / b[i]` of two series measured in the same rounds

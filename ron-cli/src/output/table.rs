@@ -89,14 +89,9 @@ fn sd_cell(sd: f64, repeats: usize) -> String {
 /// A per-round ratio to parking_lot, `median (min-max)`; `-` without
 /// one, or with a single round (the ratio column has it then).
 fn rounds_cell(p: &PerRound, repeats: usize) -> String {
-    match (
-        p.vs_parking_lot_median,
-        p.vs_parking_lot_min,
-        p.vs_parking_lot_max,
-    ) {
-        (Some(m), Some(lo), Some(hi)) if repeats > 1 => format!("{m:.2} ({lo:.2}-{hi:.2})"),
-        _ => "-".into(),
-    }
+    p.ratios()
+        .filter(|_| repeats > 1)
+        .map_or_else(|| "-".into(), |x| x.to_string())
 }
 
 /// The table of lock-loop rows (the columns are explained in the README).

@@ -479,14 +479,11 @@ fn best_any_policy(
     t: usize,
     ncs: u64,
 ) -> Option<(&'static str, &'static str, f64)> {
-    LOCKS
+    POLICIES
         .iter()
-        .filter(|l| among.contains(l))
-        .flat_map(|l| {
-            POLICIES.iter().filter_map(move |p| {
-                let policy = if OWN.contains(l) { "own" } else { p };
-                m.get(l, p, t, ncs).map(|c| (*l, policy, c.med()))
-            })
+        .filter_map(|p| {
+            let (lock, x) = m.best(among, p, t, ncs)?;
+            Some((lock, if OWN.contains(&lock) { "own" } else { *p }, x))
         })
         .max_by(|a, b| a.2.total_cmp(&b.2))
 }
@@ -520,9 +517,9 @@ fn targets(ms: &[Machine], s: &mut String) {
         .copied()
         .filter(|l| *l != DEFAULT && !OTHERS.contains(l))
         .collect();
+    let all: Vec<&str> = LOCKS.iter().copied().filter(|l| *l != DEFAULT).collect();
     for m in ms {
         let t = m.n;
-        let mesh = m.mesh;
         for ncs in m.ncs() {
             let Some(r) = m.get(DEFAULT, "spin", t, ncs) else {
                 continue;
@@ -531,7 +528,6 @@ fn targets(ms: &[Machine], s: &mut String) {
             let mcs = best_any_policy(m, &["mcs"], t, ncs);
             let base = best_any_policy(m, OTHERS, t, ncs);
             let ron = best_any_policy(m, &other_ron, t, ncs);
-            let all: Vec<&str> = LOCKS.iter().copied().filter(|l| *l != DEFAULT).collect();
             let any = best_any_policy(m, &all, t, ncs);
             let rel = |b: Option<(&str, &str, f64)>| b.map(|(_, _, x)| v / x).unwrap_or(f64::NAN);
             let show = |b: Option<(&str, &str, f64)>| {
@@ -542,7 +538,7 @@ fn targets(ms: &[Machine], s: &mut String) {
             let fair_ok = r.fairness() <= 0.6;
             n.rows += 1;
             n.fair += usize::from(fair_ok);
-            let met = if mesh {
+            let met = if m.mesh {
                 n.mesh_rows += 1;
                 let best = rel(any) >= 1.0;
                 n.mesh_best += usize::from(best);
@@ -565,7 +561,7 @@ fn targets(ms: &[Machine], s: &mut String) {
                 s,
                 "| {}{} | {ncs} | {} | {} | {} | {} | {} | {ho:.1} | {:.2} | {} |",
                 m.name,
-                if mesh { " (mesh)" } else { "" },
+                if m.mesh { " (mesh)" } else { "" },
                 spread(r),
                 show(mcs),
                 show(base),

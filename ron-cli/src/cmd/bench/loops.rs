@@ -289,11 +289,8 @@ fn summary(rows: &[BenchRow]) -> String {
 
 /// `"; per round M (LO-HI)"`: the median, lowest and highest of the
 /// per-round ratios of two rows' runs (empty with one round).
-pub(super) fn per_round_note(a: &[f64], b: &[f64]) -> String {
-    match ron_stats::round_ratios(a, b) {
-        Some(x) if a.len() > 1 => {
-            format!("; per round {:.2} ({:.2}-{:.2})", x.median, x.min, x.max)
-        }
-        _ => String::new(),
-    }
+fn per_round_note(a: &[f64], b: &[f64]) -> String {
+    ron_stats::round_ratios(a, b)
+        .filter(|_| a.len() > 1)
+        .map_or_else(String::new, |x| format!("; per round {x}"))
 }

@@ -139,12 +139,11 @@ fn summary(rows: &[RwRow]) -> String {
     let mut out = String::new();
     for r in rows.iter().filter(|r| r.lock == "ron-rw") {
         let Some(x) = r.vs_parking_lot else { continue };
-        let rounds = rows
-            .iter()
-            .find(|p| p.lock == "parking_lot" && p.same_point(r))
-            .map_or_else(String::new, |p| {
-                super::loops::per_round_note(&r.runs_mops_per_s, &p.runs_mops_per_s)
-            });
+        let rounds = r
+            .per_round
+            .ratios()
+            .filter(|_| r.repeats > 1)
+            .map_or_else(String::new, |x| format!(" (per round {x})"));
         let sd = r
             .vs_parking_lot_sd
             .map_or_else(String::new, |s| format!(" +- {s:.2}"));
@@ -154,11 +153,7 @@ fn summary(rows: &[RwRow]) -> String {
             if r.threads == 1 { "" } else { "s" },
             r.read_pct,
             r.ncs_ns,
-            if rounds.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", &rounds[2..])
-            },
+            rounds,
         ));
     }
     if out.is_empty() {
