@@ -160,6 +160,15 @@ use crate::unwind::OnUnwind;
 /// waiter parks ([`RonGrant`](crate::RonGrant)).
 const SHARED_LOOKS: u32 = 10;
 
+/// Looks at `in_use` after a short spin that a shared round makes before
+/// its first yield, at a lock that nobody waits for registered or parked
+/// (`PooledPlock::spin_shared`; measured: `docs/design.md`, "A shared
+/// round spins first where spins pay").
+const SHARED_SPIN_LOOKS: u32 = 3;
+
+/// Pauses before the first of the [`SHARED_SPIN_LOOKS`]; doubling.
+const SHARED_SPIN_FIRST_PAUSE: u32 = 4;
+
 /// The plock protocol over `S` inline slots; `BITMAP` selects the
 /// successor search.
 pub(crate) struct Plock<const S: usize, const BITMAP: bool> {
@@ -526,6 +535,9 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
                 // A shared round: a waiter that may not run soon never
                 // registers (a grant to it would stall the lock).
                 crate::coverage::hit!("ron_grant.shared_round");
+                if first && self.spin_shared() {
+                    return Some(PlaceToken::at(s));
+                }
                 for _ in 0..SHARED_LOOKS {
                     if self.in_use.take_if_free() {
                         crate::coverage::hit!("ron_grant.shared_took");
@@ -588,6 +600,33 @@ impl<const BITMAP: bool> PooledPlock<BITMAP> {
                 spins = wait::give_cpu_away(spins);
             }
         }
+    }
+
+    /// A shared round's first looks, before its first yield: only at a
+    /// lock with no block (nobody registered, nobody parked), whose holder
+    /// is more likely running than not, and not while this thread skips
+    /// them after a spin that missed (`wait::shared_spin_due`); then
+    /// [`SHARED_SPIN_LOOKS`] looks at `in_use`, the first after
+    /// [`SHARED_SPIN_FIRST_PAUSE`] pauses, doubling. Whether they took the
+    /// lock.
+    fn spin_shared(&self) -> bool {
+        // Relaxed: steers only (a stale answer spins or yields, both safe).
+        if self.home.load(Ordering::Relaxed) != 0 || !wait::shared_spin_due() {
+            return false;
+        }
+        let mut pause = SHARED_SPIN_FIRST_PAUSE;
+        for _ in 0..SHARED_SPIN_LOOKS {
+            for _ in 0..pause {
+                crate::sync::spin_loop();
+            }
+            pause *= 2;
+            if self.in_use.take_if_free() {
+                crate::coverage::hit!("ron_grant.shared_spin_took");
+                return true;
+            }
+        }
+        wait::shared_spin_missed();
+        false
     }
 
     /// The first round's unregistered looks

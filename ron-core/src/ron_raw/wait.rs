@@ -279,6 +279,51 @@ crate::sync::thread_local! {
     static BUDGET: core::cell::Cell<u32> = const { core::cell::Cell::new(REGISTERED_SPINS) };
 }
 
+/// Shared rounds (`RonGrant`'s, in `plock.rs`) in which a thread skips
+/// the short spin before its first yield after a spin that did not take
+/// the lock: where spins miss (a lock held by threads that are not
+/// running) they cost the CPU that the holder may be waiting for, and
+/// one round in `SHARED_SPIN_SKIP + 1` asks again.
+#[cfg(all(feature = "std", not(loom), not(shuttle)))]
+pub(crate) const SHARED_SPIN_SKIP: u8 = 8;
+
+#[cfg(all(feature = "std", not(loom), not(shuttle)))]
+crate::sync::thread_local! {
+    /// Shared rounds left that skip the spin ([`SHARED_SPIN_SKIP`]).
+    static SHARED_SPIN_SKIPS: core::cell::Cell<u8> = const { core::cell::Cell::new(0) };
+}
+
+/// Whether this shared round should spin before its first yield: no
+/// while the countdown of [`SHARED_SPIN_SKIP`] runs (this call counts one
+/// off it).
+#[cfg(all(feature = "std", not(loom), not(shuttle)))]
+pub(crate) fn shared_spin_due() -> bool {
+    SHARED_SPIN_SKIPS.with(|c| match c.get() {
+        0 => true,
+        n => {
+            c.set(n - 1);
+            false
+        }
+    })
+}
+
+/// Records that a shared round's spin did not take the lock: the next
+/// [`SHARED_SPIN_SKIP`] shared rounds skip theirs.
+#[cfg(all(feature = "std", not(loom), not(shuttle)))]
+pub(crate) fn shared_spin_missed() {
+    SHARED_SPIN_SKIPS.with(|c| c.set(SHARED_SPIN_SKIP));
+}
+
+/// Never without `std` (no shared rounds: a CPU never looks shared there).
+#[cfg(not(all(feature = "std", not(loom), not(shuttle))))]
+pub(crate) fn shared_spin_due() -> bool {
+    false
+}
+
+/// Nothing to record without `std`.
+#[cfg(not(all(feature = "std", not(loom), not(shuttle))))]
+pub(crate) fn shared_spin_missed() {}
+
 /// The registered spin budget to start a wait with: the one this thread's
 /// last round ended with ([`REGISTERED_SPINS`] at first, and always without
 /// `std`).
@@ -396,6 +441,29 @@ pub(crate) fn yield_cpu() -> bool {
 mod tests {
     use super::super::encoding::{FREE, LOCKED, handed};
     use super::*;
+
+    #[cfg(feature = "std")]
+    #[test]
+    fn a_missed_shared_spin_skips_the_next_shared_rounds_spins() {
+        // A new thread: its countdown starts at zero.
+        std::thread::spawn(|| {
+            assert!(shared_spin_due(), "a thread's first shared round spins");
+            shared_spin_missed();
+            for round in 0..SHARED_SPIN_SKIP {
+                assert!(
+                    !shared_spin_due(),
+                    "round {round} after a miss skips its spin"
+                );
+            }
+            assert!(shared_spin_due(), "the round after the skips spins again");
+            assert!(
+                shared_spin_due(),
+                "and so does the next, with no miss between"
+            );
+        })
+        .join()
+        .unwrap();
+    }
 
     #[cfg(all(feature = "std", not(miri)))]
     #[test]
